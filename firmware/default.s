@@ -1,0 +1,222 @@
+// THEIA default firmware: the built-in routines of the GPU.
+//
+// Written for this project from theia-system.md §3 (what each routine must compute) and
+// theia-isa.md (what each instruction does). The order of the fixed-point operations below is
+// the order of the reference renderer: results are bit exact only in this order.
+//
+// Register conventions: R1-R7 are scratch inside a routine (user shaders may use them too;
+// nothing here keeps a value in them from one routine to the next). R99.x carries BIU's
+// hit (1) / miss (0) back to MAIN. CREG_ZERO is 0 in all lanes, CREG_3 = (3, 3, 3) and
+// CREG_012 = (0, 1, 2) are plain integers set once per band by INITIAL.
+
+// ---------------------------------------------------------------------------------------------
+// INITIAL: once per band, before anything else.
+ENTRYPOINT_ADRR_INITIAL:
+    ZERO CREG_LAST_t VOID VOID
+    SETX CREG_LAST_t 250.0                  // farther than anything a scene holds
+    COPY CREG_PIXEL_2D_POSITION CREG_PIXEL_2D_INITIAL_POSITION VOID
+    SETX CREG_3 3
+    SETY CREG_3 3
+    SETZ CREG_3 3
+    SETX CREG_012 0
+    SETY CREG_012 1
+    SETZ CREG_012 2
+    COPY CREG_CURRENT_OUTPUT_PIXEL CREG_012 VOID   // pixel 0 = output words 0, 1, 2
+    ZERO CREG_TEXTURE_COLOR VOID VOID       // the band's first pixel is black if it hits nothing
+    ZERO CREG_ZERO VOID VOID
+    ZERO R1 VOID VOID
+    ZERO R2 VOID VOID
+    ZERO R3 VOID VOID
+    ZERO R4 VOID VOID
+    ZERO R5 VOID VOID
+    ZERO R99 VOID VOID
+    RETURN RT_TRUE
+
+// ---------------------------------------------------------------------------------------------
+// CPPU: the size of one pixel on the projection window. The z lane is 0/0 = 0x0FFFFFFF, which
+// RGU multiplies by PIXEL_2D_POSITION.z = 0.
+ENTRYPOINT_ADRR_CPPU:
+    SUB CREG_PROJECTION_WINDOW_SCALE CREG_PROJECTION_WINDOW_MAX CREG_PROJECTION_WINDOW_MIN
+    DIV CREG_PROJECTION_WINDOW_SCALE CREG_PROJECTION_WINDOW_SCALE CREG_RESOLUTION
+    RETURN RT_FALSE
+
+// ---------------------------------------------------------------------------------------------
+// RGU: the ray of the current pixel, from the camera through the pixel's point on the window.
+ENTRYPOINT_ADRR_RGU:
+    MUL CREG_UNNORMALIZED_DIRECTION CREG_PIXEL_2D_POSITION CREG_PROJECTION_WINDOW_SCALE
+    ADD CREG_UNNORMALIZED_DIRECTION CREG_UNNORMALIZED_DIRECTION CREG_PROJECTION_WINDOW_MIN
+    SUB CREG_UNNORMALIZED_DIRECTION CREG_UNNORMALIZED_DIRECTION CREG_CAMERA_POSITION
+    MAG CREG_RAY_DIRECTION CREG_UNNORMALIZED_DIRECTION VOID
+    DIV CREG_RAY_DIRECTION CREG_UNNORMALIZED_DIRECTION CREG_RAY_DIRECTION
+    DEC CREG_LAST_COL CREG_PIXEL_2D_FINAL_POSITION VOID
+    SETX CREG_LAST_t 250.0                  // forget the previous pixel's nearest hit
+    RETURN RT_FALSE
+
+// ---------------------------------------------------------------------------------------------
+// MAIN: once per triangle. BIU and TCC are called directly, so entries 4 and 7 of a user
+// entry table do not change what MAIN does (as in the original).
+ENTRYPOINT_ADRR_MAIN:
+    CALL ENTRYPOINT_ADRR_BIU
+    JEQX MAIN_MISS R99 CREG_ZERO
+    CALL ENTRYPOINT_ADRR_TCC
+    RETURN RT_TRUE
+MAIN_MISS:
+    RETURN RT_FALSE
+
+// ---------------------------------------------------------------------------------------------
+// BIU: Moller-Trumbore ray/triangle test with the ray starting at the camera. There is no test
+// for t > 0 and none for DELTA = 0 (a division by zero gives +-0x0FFFFFFF), as in the original.
+ENTRYPOINT_ADRR_BIU:
+    SUB CREG_E1 CREG_V1 CREG_V0
+    SUB CREG_E2 CREG_V2 CREG_V0
+    SUB CREG_T CREG_CAMERA_POSITION CREG_V0
+    CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
+    CROSS CREG_Q CREG_T CREG_E1
+    DOT CREG_H1 CREG_Q CREG_E2
+    DOT CREG_H2 CREG_P CREG_T
+    DOT CREG_H3 CREG_Q CREG_RAY_DIRECTION
+    DOT CREG_DELTA CREG_P CREG_E1
+    DIV CREG_t CREG_H1 CREG_DELTA
+    DIV CREG_u CREG_H2 CREG_DELTA
+    DIV CREG_v CREG_H3 CREG_DELTA
+    JLX BIU_MISS CREG_u CREG_ZERO
+    JLX BIU_MISS CREG_v CREG_ZERO
+    // u + v > 1 tested as (u + v) - 1 > 0: u, v >= 0 here, so fix(u + v) >= 0 and the DEC is
+    // exact; this saves keeping a register with 1.0 in it.
+    ADD R1 CREG_u CREG_v
+    DEC R1 R1 VOID
+    JGX BIU_MISS R1 CREG_ZERO
+    JGEX BIU_NOT_NEARER CREG_t CREG_LAST_t
+    COPY CREG_LAST_t CREG_t VOID
+    COPY CREG_LAST_u CREG_u VOID
+    COPY CREG_LAST_v CREG_v VOID
+    COPY CREG_E1_LAST CREG_E1 VOID
+    COPY CREG_E2_LAST CREG_E2 VOID
+    COPY CREG_UV0_LAST CREG_UV0 VOID
+    COPY CREG_UV1_LAST CREG_UV1 VOID
+    COPY CREG_UV2_LAST CREG_UV2 VOID
+    COPY CREG_TRI_DIFFUSE_LAST CREG_TRI_DIFFUSE VOID
+BIU_NOT_NEARER:
+    RET R99 RT_TRUE
+BIU_MISS:
+    RET R99 RT_FALSE
+
+// ---------------------------------------------------------------------------------------------
+// TCC: texture coordinates of the nearest hit so far and the four bilinear weights.
+// S = TEXTURE_SIZE = (s, s, 0); only square textures are addressed correctly, as in the original.
+ENTRYPOINT_ADRR_TCC:
+    JGX TCC_DONE CREG_t CREG_LAST_t
+    SUB R1 CREG_UV1_LAST CREG_UV0_LAST
+    MUL R1 CREG_LAST_u R1
+    SUB R2 CREG_UV2_LAST CREG_UV0_LAST
+    MUL R2 CREG_LAST_v R2
+    ADD R1 R1 R2
+    ADD R1 R1 CREG_UV0_LAST                 // c: the interpolated (u, v)
+    MUL R1 R1 CREG_TEXTURE_SIZE             // f = (fu, fv, 0) in texels
+    FRAC R6 R1 VOID                         // (a, b, 0): where in the texel the hit is
+    MOD R2 R1 CREG_TEXTURE_SIZE             // i1 = (u1, v1, 0): texel, still x1.0, wrapped
+    INC R3 R2 VOID
+    MOD R3 R3 CREG_TEXTURE_SIZE             // i2 = (u2, v2, .): the neighbours, wrapped
+    UNSCALE R2 R2 VOID                      // (U1, V1, 0) as integers
+    UNSCALE R3 R3 VOID                      // (U2, V2, .)
+    UNSCALE R4 CREG_TEXTURE_SIZE VOID       // (W, H, 0)
+    // row offsets (V2 * W, V1 * H, 0), shared by both coordinate pairs
+    COPY R5 R3 VOID
+    SWIZZLE3D R5 SWIZZLE_YXZ                // (V2, U2, .)
+    XCHANGEY R5 R5 R2                       // (V2, V1, .)
+    IMUL R5 R5 R4                           // (V2*W, V1*H, 0)
+    // column pairs (U1, U2) and (U2, U1)
+    COPY CREG_TEX_COORD2 R3 VOID
+    SWIZZLE3D CREG_TEX_COORD2 SWIZZLE_XXZ   // (U2, U2, .)
+    XCHANGEY CREG_TEX_COORD1 R2 CREG_TEX_COORD2   // (U1, U2, 0)
+    COPY CREG_TEX_COORD2 CREG_TEX_COORD1 VOID
+    SWIZZLE3D CREG_TEX_COORD2 SWIZZLE_YXZ   // (U2, U1, 0)
+    ADD CREG_TEX_COORD1 CREG_TEX_COORD1 R5
+    IMUL CREG_TEX_COORD1 CREG_TEX_COORD1 CREG_3   // word addresses: 3 words per texel
+    ADD CREG_TEX_COORD2 CREG_TEX_COORD2 R5
+    IMUL CREG_TEX_COORD2 CREG_TEX_COORD2 CREG_3
+    // weights; 1 - x is computed as -x + 1 as in the reference
+    NEG R3 R6 VOID
+    INC R3 R3 VOID                          // (1 - a, 1 - b, 1)
+    COPY R4 R3 VOID
+    SWIZZLE3D R4 SWIZZLE_YYY                // 1 - b
+    COPY R5 R3 VOID
+    SWIZZLE3D R5 SWIZZLE_XXX                // 1 - a
+    COPY R2 R6 VOID
+    SWIZZLE3D R2 SWIZZLE_XXX                // a
+    COPY R7 R6 VOID
+    SWIZZLE3D R7 SWIZZLE_YYY                // b
+    MUL CREG_TEXWEIGHT1 R4 R5               // (1 - b)(1 - a)
+    MUL CREG_TEXWEIGHT2 R2 R4               // a (1 - b)
+    MUL CREG_TEXWEIGHT3 R7 R5               // b (1 - a)
+    MUL CREG_TEXWEIGHT4 R2 R7               // a b
+TCC_DONE:
+    RET VOID RT_TRUE
+
+// ---------------------------------------------------------------------------------------------
+// PSU2: once per pixel that hit something: fetch four texels and blend them. The reference
+// pairs weight (1-a)(1-b) with texel (U2, V2) and ab with (U1, V1) (the diagonal weights are
+// swapped against textbook bilinear filtering); example3's reference image depends on it.
+ENTRYPOINT_ADRR_PSU2:
+    COPY R1 CREG_TEX_COORD1 VOID
+    SWIZZLE3D R1 SWIZZLE_XXX
+    ADD R1 R1 CREG_012                      // the texel's three words
+    COPY R2 CREG_TEX_COORD1 VOID
+    SWIZZLE3D R2 SWIZZLE_YYY
+    ADD R2 R2 CREG_012
+    COPY R3 CREG_TEX_COORD2 VOID
+    SWIZZLE3D R3 SWIZZLE_XXX
+    ADD R3 R3 CREG_012
+    COPY R4 CREG_TEX_COORD2 VOID
+    SWIZZLE3D R4 SWIZZLE_YYY
+    ADD R4 R4 CREG_012
+    TMREAD CREG_TEX_COLOR1 R1 VOID          // (U1, V2)
+    TMREAD CREG_TEX_COLOR2 R2 VOID          // (U2, V1)
+    TMREAD CREG_TEX_COLOR3 R3 VOID          // (U2, V2)
+    TMREAD CREG_TEX_COLOR4 R4 VOID          // (U1, V1)
+    MUL R1 CREG_TEX_COLOR3 CREG_TEXWEIGHT1
+    MUL R2 CREG_TEX_COLOR2 CREG_TEXWEIGHT2
+    MUL R3 CREG_TEX_COLOR1 CREG_TEXWEIGHT3
+    MUL R4 CREG_TEX_COLOR4 CREG_TEXWEIGHT4
+    ADD R1 R1 R2
+    ADD R1 R1 R3
+    ADD CREG_TEXTURE_COLOR R1 R4
+    RETURN RT_TRUE
+
+// ---------------------------------------------------------------------------------------------
+// PIXELSHADER (default): write the pixel's colour to the band's output buffer.
+ENTRYPOINT_ADRR_PIXELSHADER:
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_TEXTURE_COLOR
+    RETURN RT_TRUE
+
+// ---------------------------------------------------------------------------------------------
+// NPG: step to the next pixel of the band; FALSE when the band is done.
+ENTRYPOINT_ADRR_NPG:
+    ZERO CREG_TEXTURE_COLOR VOID VOID
+    SETX CREG_TEXTURE_COLOR 3.0             // red background for a pixel that hits nothing
+    ADD CREG_CURRENT_OUTPUT_PIXEL CREG_CURRENT_OUTPUT_PIXEL CREG_3
+    JGEX NPG_NEXT_ROW CREG_PIXEL_2D_POSITION CREG_LAST_COL
+    INCX CREG_PIXEL_2D_POSITION CREG_PIXEL_2D_POSITION VOID
+    RETURN RT_TRUE
+NPG_NEXT_ROW:
+    SETX CREG_PIXEL_2D_POSITION 0
+    INCY CREG_PIXEL_2D_POSITION CREG_PIXEL_2D_POSITION VOID
+    JGEY NPG_DONE CREG_PIXEL_2D_POSITION CREG_PIXEL_2D_FINAL_POSITION
+    RETURN RT_TRUE
+NPG_DONE:
+    RETURN RT_FALSE
+
+// ---------------------------------------------------------------------------------------------
+// USERCONSTANTS: nothing by default; a user program sets its C1-C7 here, once per band.
+ENTRYPOINT_ADRR_USERCONSTANTS:
+    RETURN RT_TRUE
+
+// ---------------------------------------------------------------------------------------------
+// AABBIU and PSU are not run by the sequence (theia-system.md §3); they exist so that every
+// entry of the table names a routine. AABBIU reports "the box may be hit"; PSU shades the
+// nearest hit with its triangle's flat diffuse colour.
+ENTRYPOINT_ADRR_AABBIU:
+    RETURN RT_TRUE
+ENTRYPOINT_ADRR_PSU:
+    COPY CREG_TEXTURE_COLOR CREG_TRI_DIFFUSE_LAST VOID
+    RETURN RT_TRUE

@@ -1,0 +1,116 @@
+"""The control unit's per-band sequence (theia-system.md §2) driving reference-model cores.
+
+``render_model(scene, cores)`` renders a whole scene: band b goes to core ``b % cores`` (a core
+given several bands runs them in order, its registers carrying over), each band's pixels land
+in its own part of one output memory. Cores are independent, so they run in separate processes
+when there is more than one.
+"""
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from hdl.isa import ENTRY_INDEX, BANK_SWAP, reg
+from sim.model import Core, TheiaError, DEFAULT_LIMITS
+
+TRIANGLE_ROWS = [reg(n) for n in ("CREG_V0", "CREG_UV0", "CREG_V1", "CREG_UV1", "CREG_V2",
+                                  "CREG_UV2", "CREG_TRI_DIFFUSE")]
+AABB_ROWS = [reg("CREG_AABBMIN"), reg("CREG_AABBMAX")]
+INITIAL, CPPU, RGU, PSU2, NPG, USERCONSTANTS, PIXELSHADER, MAIN = (
+    ENTRY_INDEX[n] for n in ("INITIAL", "CPPU", "RGU", "PSU2", "NPG", "USERCONSTANTS",
+                             "PIXELSHADER", "MAIN"))
+
+
+class RenderError(Exception):
+    pass
+
+
+@dataclass
+class BandResult:
+    band: int
+    core: int
+    pixels: int
+    instructions: int
+
+
+def configure_core(core, scene):
+    """What the IO side writes once: configuration rows 0-5 and the legacy AABB rows."""
+    for row, value in enumerate(scene.config):
+        core.write_config(row, value)
+    for row, value in zip(AABB_ROWS, scene.aabb):
+        core.write_swap(row, value, both_copies=True)
+
+
+def run_band(core, scene, band, max_pixels):
+    """Run the §2 sequence for one band on ``core``; return the number of pixels done."""
+    initial, final = scene.bands[band]
+    core.write_config(6, initial)
+    core.write_config(7, final)
+    core.run_routine(INITIAL)
+    core.run_routine(CPPU)
+    core.run_routine(USERCONSTANTS)
+    pixels = 0
+    while True:
+        hit = False
+        core.run_routine(RGU)
+        for triangle in scene.triangles:
+            # The IO side streams the triangle into the copy EXE does not see; the flip is the
+            # only synchronisation.
+            for row, value in zip(TRIANGLE_ROWS, triangle):
+                core.write_swap(row, value)
+            core.flip()
+            hit |= core.run_routine(MAIN)
+        if hit:
+            core.run_routine(PSU2)
+        core.run_routine(PIXELSHADER)
+        pixels += 1
+        if not core.run_routine(NPG):
+            return pixels
+        if pixels >= max_pixels:
+            raise RenderError(f"band {band}: NPG did not end the band after {pixels} pixels")
+
+
+def _run_core(args):
+    """Run every band assigned to one core; returns (writes, results). Runs in a worker."""
+    scene, rom, core_index, bands, omem_words, limits = args
+    omem = [None] * omem_words            # None = not written by this core
+    tmem_words = max(limits.get("tmem_words", DEFAULT_LIMITS["tmem_words"]), len(scene.texture))
+    tmem = list(scene.texture) + [0] * (tmem_words - len(scene.texture))
+    core = Core(rom, scene.user_code, tmem=tmem, omem=omem, **limits)
+    configure_core(core, scene)
+    results = []
+    for band in bands:
+        core.omem_base = scene.band_output_base(band)
+        before = core.stats.instructions
+        try:
+            pixels = run_band(core, scene, band, max_pixels=scene.width * scene.height)
+        except TheiaError as e:
+            raise RenderError(f"core {core_index}, band {band}: {e}") from None
+        results.append(BandResult(band, core_index, pixels, core.stats.instructions - before))
+    writes = {i: v for i, v in enumerate(omem) if v is not None}
+    return writes, results, core.stats.routines
+
+
+def render_model(scene, rom, cores=1, jobs=None, **limits):
+    """Render ``scene`` on ``cores`` model cores; return (output words, band results, stats)."""
+    if cores < 1:
+        raise ValueError("--cores must be at least 1")
+    omem_words = 3 * scene.width * scene.height
+    assignments = [(scene, rom, c, list(range(c, len(scene.bands), cores)), omem_words, limits)
+                   for c in range(min(cores, len(scene.bands)))]
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(assignments) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(assignments))) as pool:
+            outcomes = list(pool.map(_run_core, assignments))
+    else:
+        outcomes = [_run_core(a) for a in assignments]
+    omem = [0] * omem_words
+    results, routines = [], {}
+    for writes, band_results, core_routines in outcomes:
+        for i, v in writes.items():
+            omem[i] = v
+        results.extend(band_results)
+        for name, n in core_routines.items():
+            routines[name] = routines.get(name, 0) + n
+    results.sort(key=lambda r: r.band)
+    return omem, results, routines

@@ -1,0 +1,64 @@
+"""The pipelined MAG square root against sim.fixed.sqrt, streamed one operation per cycle."""
+
+import random
+from math import isqrt
+
+import pytest
+
+from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
+from sim import fixed as fx
+from tests.test_multiplier import TAG_WIDTH, stream
+
+S_MAX = 3 * (1 << 45) - 1     # largest sum of three P = mul64(v, v)
+
+
+def sqrt_inputs(seed, count):
+    edges = [0, 1, 2, 3, 4, (1 << 45) - 1, 1 << 45, (1 << 45) + 1, S_MAX, 2 * (1 << 45),
+             (1 << 44), (1 << 45) - (1 << 15), (1 << 45) - (1 << 15) + 1, (1 << 17), (1 << 17) - 1, 1 << 30]
+    # exact squares and their neighbours: where a truncating root changes
+    for root in (1, 2, 3, 1 << 16, 0x1234_5678, 0x7FFF_FFFF, 0x7FFF_FFFE, 0x4000_0000):
+        square = root * root
+        for s in ((square >> 17) - 1, square >> 17, (square >> 17) + 1):
+            if 0 <= s <= S_MAX:
+                edges.append(s)
+    rng = random.Random(seed)
+    values = list(edges)
+    while len(values) < count:
+        bits = rng.choice([47, 46, 45, 40, 30, 20, 10, 3])
+        value = rng.getrandbits(bits)
+        if rng.random() < 0.2:                       # near a perfect square of the result
+            root = isqrt(value << 17) + rng.choice([0, 1])
+            value = (root * root) >> 17
+        values.append(min(value, S_MAX))
+    return values
+
+
+def run_sqrt(bits_per_stage, values):
+    dut = SquareRoot(tag_width=TAG_WIDTH, bits_per_stage=bits_per_stage)
+    assert dut.latency == sqrt_latency(bits_per_stage)
+    mismatches = []
+
+    def check(index, ctx):
+        got, want = ctx.get(dut.o_root), fx.sqrt(values[index])
+        if got != want:
+            mismatches.append((hex(values[index]), hex(got), hex(want)))
+
+    stream(dut, [((dut.i_s, s),) for s in values], check)
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:5]}"
+
+
+def test_sqrt_saturates_exactly_from_two_to_the_45():
+    assert fx.sqrt((1 << 45) - 1) == 0x7FFF_FFFF and fx.sqrt(1 << 45) == 0x7FFF_FFFF
+    # (2**31 - 1)**2 = 2**62 - 2**32 + 1: the last s below saturation
+    assert fx.sqrt((1 << 45) - (1 << 15)) == 0x7FFF_FFFE
+    assert fx.sqrt((1 << 45) - (1 << 15) + 1) == 0x7FFF_FFFF
+    assert S_MAX < 1 << S_WIDTH
+
+
+def test_sqrt_default_stream():
+    run_sqrt(1, sqrt_inputs(5, 2500))
+
+
+@pytest.mark.parametrize("bits_per_stage", [2, 3])
+def test_sqrt_other_stage_widths(bits_per_stage):
+    run_sqrt(bits_per_stage, sqrt_inputs(6 + bits_per_stage, 600))
