@@ -1,0 +1,361 @@
+"""The THEIA vector ALU: every ALU-kind opcode of hdl.isa, bit exact to ``sim.semantics.alu_result``.
+
+One operation may enter every cycle; nothing ever stalls. Each opcode belongs to a latency class,
+a fixed-latency pipeline; the output is the merge of the classes' last stages. The issuer (the
+core) must not start an operation whose result would leave in the same cycle as an earlier one's:
+it reserves writeback slots using ``VectorALU.latency(op)``. Should two results meet anyway, the
+sticky ``collision`` output goes high (the tests check it stays low).
+
+Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
+
+* SIMPLE [1]: ADD SUB INC DEC INCX/Y/Z COPY ZERO MOD FRAC INTP NEG XCHANGEX/Y/Z UNSCALE RESCALE
+  LEA SETX/Y/Z SWIZZLE3D - one adder per lane plus a result select, then the output register.
+* MULTIPLY [Multiplier.LATENCY = 4]: MUL IMUL MULP - the lane multipliers' low 32 bits.
+* PRODUCT_SUM [Multiplier.LATENCY + 1 = 5]: DOT CROSS - one more stage adds (DOT: three-term
+  carry-save sum) or subtracts (CROSS) the 64-bit products and takes ``fix``.
+* DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers.
+* MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 4 + 1 + 31 = 36]: MAG - the squares
+  come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
+
+Six multipliers: lanes x, y, z use multipliers 0, 1, 2 for MUL/IMUL/DOT/MAG (MULP uses 2 only);
+CROSS needs two products per lane, so multipliers 3, 4, 5 supply the subtrahends. The products
+are at most 2**45 in magnitude (scaled), so the sum stage works on 48 bits: exact for ``fix``
+(the sign is bit 47 of the 48-bit sum) and for the MAG radicand (below 3 * 2**45).
+
+Ports: in ``i_valid``, ``i_op[7]`` (an ``hdl.isa.Op`` value), ``i_a``, ``i_b`` (VectorLayout),
+``i_imm[32]`` (SETx value, SWIZZLE3D selector), ``i_pc[16]`` (LEA), ``i_tag[tag_width]``;
+out ``o_valid``, ``o_result`` (VectorLayout, the full vector: the lane write mask
+``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky).
+A non-ALU opcode sent with ``i_valid`` goes down the SIMPLE class and yields (0, 0, 0).
+"""
+
+from enum import Enum
+
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hdl.divider import Divider, divider_latency
+from hdl.isa import LANES, ONE, OPS, SCALE, SWIZZLES, Kind, Op, VectorLayout
+from hdl.multiplier import Multiplier, carry_save_add
+from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
+
+__all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS"]
+
+
+class LatencyClass(Enum):
+    SIMPLE = "simple"
+    MULTIPLY = "multiply"
+    PRODUCT_SUM = "product_sum"
+    DIVIDE = "divide"
+    MAGNITUDE = "magnitude"
+
+
+ALU_OPS = tuple(op for op, info in OPS.items() if info.kind == Kind.ALU)
+
+_NOT_SIMPLE = {
+    Op.MUL: LatencyClass.MULTIPLY, Op.IMUL: LatencyClass.MULTIPLY, Op.MULP: LatencyClass.MULTIPLY,
+    Op.DOT: LatencyClass.PRODUCT_SUM, Op.CROSS: LatencyClass.PRODUCT_SUM,
+    Op.DIV: LatencyClass.DIVIDE,
+    Op.MAG: LatencyClass.MAGNITUDE,
+}
+#: the latency class of every ALU-kind opcode
+CLASS_OF = {op: _NOT_SIMPLE.get(op, LatencyClass.SIMPLE) for op in ALU_OPS}
+
+#: what each class is, and how its latency follows from the units'
+LATENCY_CLASSES = {
+    LatencyClass.SIMPLE: "1: lane adder + result select, registered",
+    LatencyClass.MULTIPLY: "Multiplier.LATENCY: low 32 bits of the lane products",
+    LatencyClass.PRODUCT_SUM: "Multiplier.LATENCY + 1: sum/difference of 64-bit products, fix",
+    LatencyClass.DIVIDE: "Divider(bits_per_stage).latency: three lane dividers",
+    LatencyClass.MAGNITUDE: "Multiplier.LATENCY + 1 + SquareRoot(bits_per_stage).latency",
+}
+
+
+# --- SIMPLE class: per-lane recipe of every simple opcode -----------------------------------------
+# A lane result is one of these sources; the lane adder computes lhs +/- rhs (33 bits).
+
+class Source(Enum):
+    A = 0
+    B = 1
+    ZERO = 2
+    FIX_SUM = 3       # fix(lhs +/- rhs)
+    RAW_SUM = 4       # (lhs +/- rhs) mod 2**32
+    MOD = 5           # a & (lhs - rhs)
+    FRAC = 6
+    INTP = 7
+    UNSCALE = 8
+    RESCALE = 9
+    LEA = 10
+    IMM = 11
+    SWIZZLE = 12
+
+
+class Operand(Enum):
+    A = 0
+    B = 1
+    ZERO = 2
+    ONE = 3
+
+
+def _lanes(source, lhs=Operand.A, rhs=Operand.B, subtract=False):
+    return ((source, lhs, rhs, subtract),) * 3
+
+
+def _one_lane(lane, recipe, others):
+    return tuple(recipe if i == lane else others for i in range(3))
+
+
+_KEEP_A = (Source.A, Operand.A, Operand.B, False)
+_KEEP_B = (Source.B, Operand.A, Operand.B, False)
+_INC = (Source.FIX_SUM, Operand.A, Operand.ONE, False)
+
+#: op -> (x, y, z) recipes (source, adder lhs, adder rhs, subtract)
+SIMPLE_RECIPES = {
+    Op.ADD: _lanes(Source.FIX_SUM),
+    Op.SUB: _lanes(Source.FIX_SUM, subtract=True),
+    Op.INC: _lanes(Source.FIX_SUM, rhs=Operand.ONE),
+    Op.DEC: _lanes(Source.FIX_SUM, rhs=Operand.ONE, subtract=True),
+    Op.INCX: _one_lane(0, _INC, _KEEP_A),
+    Op.INCY: _one_lane(1, _INC, _KEEP_A),
+    Op.INCZ: _one_lane(2, _INC, _KEEP_A),
+    Op.NEG: _lanes(Source.RAW_SUM, lhs=Operand.ZERO, rhs=Operand.A, subtract=True),
+    Op.MOD: _lanes(Source.MOD, lhs=Operand.B, rhs=Operand.ONE, subtract=True),
+    Op.COPY: _lanes(Source.A),
+    Op.ZERO: _lanes(Source.ZERO),
+    Op.FRAC: _lanes(Source.FRAC),
+    Op.INTP: _lanes(Source.INTP),
+    Op.UNSCALE: _lanes(Source.UNSCALE),
+    Op.RESCALE: _lanes(Source.RESCALE),
+    Op.XCHANGEX: _one_lane(0, _KEEP_B, _KEEP_A),
+    Op.XCHANGEY: _one_lane(1, _KEEP_B, _KEEP_A),
+    Op.XCHANGEZ: _one_lane(2, _KEEP_B, _KEEP_A),
+    Op.LEA: _lanes(Source.LEA),
+    Op.SETX: _one_lane(0, (Source.IMM, Operand.A, Operand.B, False), _KEEP_B),
+    Op.SETY: _one_lane(1, (Source.IMM, Operand.A, Operand.B, False), _KEEP_B),
+    Op.SETZ: _one_lane(2, (Source.IMM, Operand.A, Operand.B, False), _KEEP_B),
+    Op.SWIZZLE3D: _lanes(Source.SWIZZLE),
+}
+assert set(SIMPLE_RECIPES) == {op for op, c in CLASS_OF.items() if c == LatencyClass.SIMPLE}, \
+    "every SIMPLE-class opcode of hdl.isa needs a recipe"
+
+FRACTION_MASK = ONE - 1
+
+
+def fix_of(value, sign_bit):
+    """theia-isa.md §4 fix: the true sign (bit ``sign_bit`` of a wide enough two's complement
+    result) and the low 31 bits."""
+    return Cat(value[:31], value[sign_bit])
+
+
+class VectorALU(wiring.Component):
+    """See the module docstring. ``latency(op)`` gives the cycles from ``i_valid`` to
+    ``o_valid`` for an ALU-kind opcode; ``latencies`` maps each LatencyClass to its latency."""
+
+    def __init__(self, tag_width=8, div_bits_per_stage=2, sqrt_bits_per_stage=1):
+        self.tag_width = tag_width
+        self.div_bits_per_stage = div_bits_per_stage
+        self.sqrt_bits_per_stage = sqrt_bits_per_stage
+        div_latency = divider_latency(div_bits_per_stage)
+        root_latency = sqrt_latency(sqrt_bits_per_stage)
+        self.latencies = {
+            LatencyClass.SIMPLE: 1,
+            LatencyClass.MULTIPLY: Multiplier.LATENCY,
+            LatencyClass.PRODUCT_SUM: Multiplier.LATENCY + 1,
+            LatencyClass.DIVIDE: div_latency,
+            LatencyClass.MAGNITUDE: Multiplier.LATENCY + 1 + root_latency,
+        }
+        self.max_latency = max(self.latencies.values())
+        super().__init__({
+            "i_valid": In(1), "i_op": In(7), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
+            "i_imm": In(32), "i_pc": In(16), "i_tag": In(tag_width),
+            "o_valid": Out(1), "o_result": Out(VectorLayout), "o_tag": Out(tag_width),
+            "collision": Out(1),
+        })
+
+    def latency(self, op):
+        """Cycles from issue to result of an ALU-kind opcode (ValueError for any other)."""
+        try:
+            return self.latencies[CLASS_OF[Op(op)]]
+        except (KeyError, ValueError):
+            raise ValueError(f"opcode {op!r} is not an ALU-kind opcode of hdl.isa") from None
+
+    def elaborate(self, platform):
+        m = Module()
+        op, a, b = self.i_op, self.i_a, self.i_b
+        a_lanes = [a.x, a.y, a.z]
+        b_lanes = [b.x, b.y, b.z]
+
+        def is_op(*ops):
+            return Cat(op == o for o in ops).any()
+
+        # one (valid, result lanes, tag) per class output, merged at the end
+        outputs = []
+
+        # --- SIMPLE ---------------------------------------------------------------------------
+        simple_valid = Signal()
+        simple_tag = Signal(self.tag_width, reset_less=True)
+        simple_result = [Signal(32, name=f"simple_{n}", reset_less=True) for n in LANES]
+        # a non-ALU opcode also takes the SIMPLE path (result 0) so that o_valid answers it
+        m.d.sync += [simple_valid.eq(self.i_valid & ~is_op(*_NOT_SIMPLE)),
+                     simple_tag.eq(self.i_tag)]
+
+        source = [Signal(Source, name=f"source_{n}") for n in LANES]
+        lhs_sel = [Signal(Operand, name=f"lhs_{n}") for n in LANES]
+        rhs_sel = [Signal(Operand, name=f"rhs_{n}") for n in LANES]
+        subtract = [Signal(name=f"subtract_{n}") for n in LANES]
+        with m.Switch(op):
+            for recipe_op, recipes in SIMPLE_RECIPES.items():
+                with m.Case(recipe_op):
+                    for lane, (src, lhs, rhs, sub) in enumerate(recipes):
+                        m.d.comb += [source[lane].eq(src), lhs_sel[lane].eq(lhs),
+                                     rhs_sel[lane].eq(rhs), subtract[lane].eq(sub)]
+            with m.Default():
+                m.d.comb += [s.eq(Source.ZERO) for s in source]
+
+        # SWIZZLE3D: which lane of B feeds each result lane (selectors >= 22 are illegal; the
+        # core stops on them, any value will do)
+        swizzle_from = [Signal(2, name=f"swizzle_{n}") for n in LANES]
+        with m.Switch(self.i_imm[:5]):
+            for selector, (_, sources) in SWIZZLES.items():
+                with m.Case(selector):
+                    m.d.comb += [swizzle_from[lane].eq(s) for lane, s in enumerate(sources)]
+
+        lea = (self.i_pc + 1)[:17]
+        for lane in range(3):
+            a_l, b_l = a_lanes[lane], b_lanes[lane]
+
+            def operand(sel):
+                value = Signal(32, name=f"operand_{LANES[lane]}")
+                with m.Switch(sel):
+                    with m.Case(Operand.A):
+                        m.d.comb += value.eq(a_l)
+                    with m.Case(Operand.B):
+                        m.d.comb += value.eq(b_l)
+                    with m.Case(Operand.ONE):
+                        m.d.comb += value.eq(ONE)
+                return value
+
+            lhs, rhs = operand(lhs_sel[lane]), operand(rhs_sel[lane])
+            # sign-extended 33-bit lhs +/- rhs: bit 32 is the true sign that fix keeps
+            total = Signal(33, name=f"sum_{LANES[lane]}")
+            m.d.comb += total.eq(Mux(subtract[lane],
+                                     lhs.as_signed() - rhs.as_signed(),
+                                     lhs.as_signed() + rhs.as_signed()))
+            swizzled = Mux(swizzle_from[lane] == 0, b.x, Mux(swizzle_from[lane] == 1, b.y, b.z))
+            result = Signal(32, name=f"simple_next_{LANES[lane]}")
+            with m.Switch(source[lane]):
+                for src, value in {
+                    Source.A: a_l, Source.B: b_l, Source.ZERO: 0,
+                    Source.FIX_SUM: fix_of(total, 32), Source.RAW_SUM: total[:32],
+                    Source.MOD: a_l & total[:32],
+                    Source.FRAC: a_l & FRACTION_MASK, Source.INTP: a_l & ~FRACTION_MASK,
+                    Source.UNSCALE: a_l.as_signed() >> SCALE, Source.RESCALE: a_l << SCALE,
+                    Source.LEA: lea, Source.IMM: self.i_imm, Source.SWIZZLE: swizzled,
+                }.items():
+                    with m.Case(src):
+                        m.d.comb += result.eq(value)
+            m.d.sync += simple_result[lane].eq(result)
+        outputs.append((LatencyClass.SIMPLE, simple_valid, simple_result, simple_tag))
+
+        # --- multipliers (MULTIPLY, PRODUCT_SUM, MAGNITUDE) -------------------------------------
+        is_mulp, is_cross, is_dot, is_mag = (op == Op.MULP), (op == Op.CROSS), \
+            (op == Op.DOT), (op == Op.MAG)
+        is_multiply = is_op(Op.MUL, Op.IMUL, Op.MULP)
+        flags = Cat(is_multiply, is_mulp, is_cross, is_dot, is_mag)
+        multipliers = []
+        for n in range(6):
+            mul = Multiplier(tag_width=self.tag_width + len(flags) if n == 0 else 0)
+            m.submodules[f"multiplier{n}"] = mul
+            multipliers.append(mul)
+        m.d.comb += [
+            multipliers[0].i_tag.eq(Cat(self.i_tag, flags)),
+            multipliers[0].i_valid.eq(self.i_valid & (is_multiply | is_cross | is_dot | is_mag)),
+        ]
+        ax, ay, az = a_lanes
+        bx, by, bz = b_lanes
+        # (default operands, CROSS operands); MAG squares a; MULP is ax * ay on lane z
+        for lane, (cross_a, cross_b) in enumerate([(ay, bz), (az, bx), (ax, by)]):
+            mul = multipliers[lane]
+            a_in = Mux(is_cross | is_mulp & (lane == 2), cross_a, a_lanes[lane])
+            b_in = Mux(is_cross, cross_b,
+                       Mux(is_mag, a_lanes[lane], b_lanes[lane]))
+            if lane == 2:
+                b_in = Mux(is_mulp, ay, b_in)
+            m.d.comb += [mul.i_a.eq(a_in), mul.i_b.eq(b_in), mul.i_scaled.eq(op != Op.IMUL)]
+        for n, (sub_a, sub_b) in zip(range(3, 6), [(az, by), (ax, bz), (ay, bx)]):
+            mul = multipliers[n]
+            m.d.comb += [mul.i_valid.eq(self.i_valid & is_cross),
+                         mul.i_a.eq(sub_a), mul.i_b.eq(sub_b), mul.i_scaled.eq(1)]
+
+        mul_tag = multipliers[0].o_tag[:self.tag_width]
+        (out_multiply, out_mulp, out_cross, out_dot, out_mag) = \
+            multipliers[0].o_tag[self.tag_width:]
+        products = [mul.o_p for mul in multipliers]
+        low_words = [Mux(out_mulp, 0, products[0][:32]), Mux(out_mulp, 0, products[1][:32]),
+                     products[2][:32]]
+        outputs.append((LatencyClass.MULTIPLY, multipliers[0].o_valid & out_multiply,
+                        low_words, mul_tag))
+
+        # --- PRODUCT_SUM: DOT and CROSS results, and the MAG radicand ---------------------------
+        SUM_WIDTH = 48
+        wide = [p[:SUM_WIDTH] for p in products]
+        dot_sum = Signal(SUM_WIDTH, name="dot_sum")
+        m.d.comb += dot_sum.eq(carry_save_add(m, wide[0], wide[1], wide[2], SUM_WIDTH))
+        sum_valid = Signal()
+        sum_is_mag = Signal(reset_less=True)
+        sum_tag = Signal(self.tag_width, reset_less=True)
+        sum_result = [Signal(32, name=f"sum_{n}", reset_less=True) for n in LANES]
+        radicand = Signal(S_WIDTH, reset_less=True)
+        m.d.sync += [
+            sum_valid.eq(multipliers[0].o_valid & (out_cross | out_dot | out_mag)),
+            sum_is_mag.eq(out_mag), sum_tag.eq(mul_tag), radicand.eq(dot_sum[:S_WIDTH]),
+        ]
+        for lane in range(3):
+            difference = (wide[lane] - wide[lane + 3])[:SUM_WIDTH]
+            m.d.sync += sum_result[lane].eq(Mux(out_cross, fix_of(difference, SUM_WIDTH - 1),
+                                                fix_of(dot_sum, SUM_WIDTH - 1)))
+        outputs.append((LatencyClass.PRODUCT_SUM, sum_valid & ~sum_is_mag, sum_result, sum_tag))
+
+        # --- MAGNITUDE ---------------------------------------------------------------------------
+        root = SquareRoot(tag_width=self.tag_width, bits_per_stage=self.sqrt_bits_per_stage)
+        m.submodules.sqrt = root
+        m.d.comb += [root.i_valid.eq(sum_valid & sum_is_mag), root.i_s.eq(radicand),
+                     root.i_tag.eq(sum_tag)]
+        outputs.append((LatencyClass.MAGNITUDE, root.o_valid, [root.o_root] * 3, root.o_tag))
+
+        # --- DIVIDE ------------------------------------------------------------------------------
+        dividers = []
+        for lane in range(3):
+            div = Divider(tag_width=self.tag_width if lane == 0 else 0,
+                          bits_per_stage=self.div_bits_per_stage)
+            m.submodules[f"divider_{LANES[lane]}"] = div
+            m.d.comb += [div.i_valid.eq(self.i_valid & (op == Op.DIV)),
+                         div.i_a.eq(a_lanes[lane]), div.i_b.eq(b_lanes[lane])]
+            dividers.append(div)
+        m.d.comb += dividers[0].i_tag.eq(self.i_tag)
+        outputs.append((LatencyClass.DIVIDE, dividers[0].o_valid,
+                        [div.o_q for div in dividers], dividers[0].o_tag))
+
+        # --- merge: at most one class completes per cycle (the issuer's promise) ----------------
+        for cls, _, _, _ in outputs:
+            assert cls in self.latencies
+        valids = Cat(v for _, v, _, _ in outputs)
+        m.d.comb += self.o_valid.eq(valids.any())
+        for lane, name in enumerate(LANES):
+            m.d.comb += getattr(self.o_result, name).eq(
+                _or_all(Mux(v, lanes[lane], 0) for _, v, lanes, _ in outputs))
+        m.d.comb += self.o_tag.eq(_or_all(Mux(v, t, 0) for _, v, _, t in outputs))
+        several = Signal()
+        m.d.comb += several.eq((valids & (valids - 1)).any())
+        with m.If(several):
+            m.d.sync += self.collision.eq(1)
+        return m
+
+
+def _or_all(values):
+    values = list(values)
+    result = values[0]
+    for v in values[1:]:
+        result = result | v
+    return result
