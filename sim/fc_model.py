@@ -474,6 +474,7 @@ class FlatProgram:
     end: int = None                 # the program ends when PC reaches this (default: past code)
     int_consts: list = field(default_factory=lambda: [0] * 32)
     bool_const: int = 0
+    code_offset: int = 0            # added to jump addresses with JUMP_GLOBAL = 0
 
     def __post_init__(self):
         if self.end is None:
@@ -498,7 +499,7 @@ def run_lockstep(program, lanes, covered=None, fc=None, max_steps=100_000, on_st
     until PC reaches ``program.end``; ``on_step(pc, insn)`` is called before each instruction.
     Raises FlowControlError as the model does."""
     fc = fc or FlowControl(lanes)
-    fc.start(program.base, covered)
+    fc.start(program.base, covered, program.code_offset)
     traces = [[] for _ in range(lanes)]
     counts = [{} for _ in range(lanes)]
     steps = 0
@@ -603,9 +604,10 @@ class Program:
     bool_const: int = 0
 
 
-def compile_program(program, base=0):
+def compile_program(program, base=0, relative=False):
     """Mesa's mapping (§2 table) of a structured program to a flat program: main, then the
-    program end, then the functions (each ending in RET)."""
+    program end, then the functions (each ending in RET). With ``relative`` the jump addresses
+    are relative to ``base`` (JUMP_GLOBAL = 0, code offset = base), as R500 programs have them."""
     code = []
     fixups = []             # (index, callable(labels) -> FcOp)
     labels = {}
@@ -676,7 +678,12 @@ def compile_program(program, base=0):
         emit(FcOp(*fc_ret(), note=f"RET {name}"))
     for index, make in fixups:
         code[index] = make(labels)
-    return FlatProgram(code, base, end, list(program.int_consts), program.bool_const)
+    if relative:
+        code = [FcOp(c.inst, c.addr._replace(jump_addr=c.addr.jump_addr - base, jump_global=0),
+                     c.pred_sel, c.pred_inv, c.note)
+                if isinstance(c, FcOp) and c.addr.jump_addr >= base else c for c in code]
+    return FlatProgram(code, base, end, list(program.int_consts), program.bool_const,
+                       base if relative else 0)
 
 
 class _Break(Exception):

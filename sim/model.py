@@ -95,7 +95,11 @@ def decode(word, pc):
     if info.op == Op.SWIZZLE3D and insn.imm not in SWIZZLES:
         raise IllegalInstruction(
             f"illegal instruction {word:016X}: SWIZZLE3D selector {insn.imm} is not 0..21", pc)
-    return Decoded(word, info.op, info.kind, insn.dst, insn.src1, insn.src2, insn.imm,
+    # A type I field the opcode does not read as a register (MAG's SRC2, ZERO's SRC1, ...) may
+    # hold any 16-bit value; keep 0 there so that Core.run can index the registers with it.
+    src1 = insn.src1 if info.a_reg or info.type2 else 0
+    src2 = insn.src2 if info.b_reg or info.type2 else 0
+    return Decoded(word, info.op, info.kind, insn.dst, src1, src2, insn.imm,
                    info.wmask, info.type2)
 
 

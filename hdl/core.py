@@ -1,0 +1,430 @@
+"""The THEIA execution core: a pipeline that issues one instruction per cycle.
+
+Stages (ports and signals are prefixed by the stage they belong to)::
+
+    F  fetch      the code address is presented to the firmware ROM and the user RAM
+    D  decode     the word arrives, is decoded (hdl/decode.py) and its register
+                  addresses go to the register file's read ports A and B
+    I  issue      operands arrive (or are forwarded from the writeback bus), hazards are
+                  checked, control transfers are decided by the flow-control stack engine,
+                  memory instructions talk to texture/output memory, everything else enters
+                  the vector ALU
+    X  execute    the vector ALU's fixed-latency pipelines (hdl/valu.py)
+    W  writeback  the ALU's result is written with its lane mask (the register file's only
+                  write port; the IO side gets the cycles EXE leaves free)
+
+Hazards are invisible to programs: a scoreboard of registers with a write in flight stalls a
+reader (RAW) and a second writer (WAW) until the write lands, and the write that lands in the
+same cycle is forwarded into the operands. Writes complete out of order, so at issue every
+instruction reserves the one cycle its result will use the write port in (``wb_slots``).
+
+A taken jump costs two bubbles: the decision is registered before fetch is redirected, which
+keeps the register-file-to-fetch path short for the clock. RETURN waits until every write in
+flight has landed, then reports ``done`` with the return value.
+
+An illegal instruction, a return-stack error, a fetch outside the code memories or a texture /
+output memory address out of range stops the core: ``error`` goes high with ``error_code``
+(``CoreError``) and ``error_pc``, and the core stays stopped until the next ``start``.
+"""
+
+from enum import IntEnum
+
+from amaranth import Module, Signal, Mux, Cat, Const, unsigned, signed
+from amaranth.lib import wiring, data, stream
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, NUM_REGS,
+                     BANK_CONFIG, BANK_OUTPUT, US_FC_INST, FcOp, AddrOp, JumpFunc)
+from hdl.decode import Decoder, Decoded
+from hdl.regfile import RegisterFile
+from hdl.valu import VectorALU
+from hdl.fc_engine import FlowControlEngine
+
+__all__ = ["Core", "CoreError", "OutputWrite"]
+
+
+class CoreError(IntEnum):
+    NONE = 0
+    ILLEGAL_INSTRUCTION = 1
+    STACK = 2
+    MEMORY = 3           # TMREAD / OMWRITE address outside the memory
+    FETCH = 4            # code address outside the firmware ROM / user RAM
+
+
+class OutputWrite(data.Struct):
+    addr: 32
+    data: 32
+
+
+class WritebackTag(data.Struct):
+    """What travels through the vector ALU beside an operation: where its result goes."""
+    addr: 8
+    wmask: 3
+
+
+class Counters(data.Struct):
+    cycles: 32
+    retired: 32
+    stall_operand: 32     # RAW/WAW: waiting for a write in flight
+    stall_writeback: 32   # the write port is taken in the cycle the result would need it
+    stall_memory: 32      # TMREAD / OMWRITE waiting for memory
+    bubbles: 32           # no instruction in issue (after jumps and at routine start)
+    drain: 32             # RETURN waiting for the writes in flight
+
+
+class Core(wiring.Component):
+    """One THEIA core (without the per-band sequencer: see hdl/control_unit.py).
+
+    Parameters: ``rom`` (64-bit words from address 0: the assembled firmware), ``user_words``
+    (instruction RAM size), ``tmem_words``/``omem_words`` (address ranges checked by TMREAD /
+    OMWRITE), ``stack_depth``.
+
+    Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
+    ``start_direct``, ``start_pc`` (a code address); ``busy`` until the routine ends; then
+    ``done`` pulses with ``result`` (the RETURN value). ``flip`` (only while not busy) exchanges
+    the swap copies. ``io_*`` write configuration and swap rows (see RegisterFile);
+    ``imem_*`` writes the user instruction RAM (word index from 0x8000).
+    """
+
+    def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
+                 stack_depth=8, div_bits_per_stage=2):
+        self.rom_words = list(rom)
+        self.user_words = user_words
+        self.tmem_words = tmem_words
+        self.omem_words = omem_words
+        self.stack_depth = stack_depth
+        self.valu = VectorALU(tag_width=WritebackTag.as_shape().size,
+                              div_bits_per_stage=div_bits_per_stage)
+        self.max_latency = self.valu.max_latency
+        super().__init__({
+            "start": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
+            "busy": Out(1), "done": Out(1), "result": Out(1),
+            "error": Out(1), "error_code": Out(3), "error_pc": Out(16),
+            "flip": In(1), "swap_sel": Out(1),
+            "io_valid": In(1), "io_addr": In(6), "io_data": In(VectorLayout), "io_ready": Out(1),
+            "imem_we": In(1), "imem_addr": In(range(user_words)), "imem_data": In(64),
+            "omem_base": In(32),
+            "tm_req": Out(stream.Signature(32)),                      # texture word address
+            "tm_resp": In(stream.Signature(32, always_ready=True)),   # its data, in order
+            "om_req": Out(stream.Signature(OutputWrite)),
+            "counters": Out(Counters),
+        })
+        self.rom = Memory(shape=unsigned(64), depth=max(len(self.rom_words), 16),
+                          init=self.rom_words)
+        self.ram = Memory(shape=unsigned(64), depth=user_words, init=[])
+        self.regfile = RegisterFile()
+        self.fc = FlowControlEngine(lanes=1, addr_depth=stack_depth, jump_addr_bits=16)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.rom = self.rom
+        m.submodules.ram = self.ram
+        m.submodules.regfile = rf = self.regfile
+        m.submodules.valu = valu = self.valu
+        m.submodules.fc = fc = self.fc
+        m.submodules.decoder = decoder = Decoder(valu.latency)
+
+        running = Signal()           # a routine is executing
+        error = Signal()
+        m.d.comb += [self.busy.eq(running), self.error.eq(error), self.swap_sel.eq(rf.swap_sel),
+                     rf.flip.eq(self.flip & ~running)]
+
+        # --- IO side: register rows and user code ----------------------------------------
+        m.d.comb += [rf.io_valid.eq(self.io_valid), rf.io_addr.eq(self.io_addr),
+                     rf.io_data.eq(self.io_data), self.io_ready.eq(rf.io_ready)]
+        ram_w = self.ram.write_port()
+        m.d.comb += [ram_w.en.eq(self.imem_we), ram_w.addr.eq(self.imem_addr),
+                     ram_w.data.eq(self.imem_data)]
+
+        # --- F: fetch ------------------------------------------------------------------------
+        rom_r = self.rom.read_port()
+        ram_r = self.ram.read_port(transparent_for=(ram_w,))
+        f_pc = Signal(16)               # next code address to fetch
+        f_addr = Signal(16)             # the address presented this cycle
+        f_enable = Signal()             # a word is fetched this cycle (else the ports hold)
+        lookup = Signal()               # start by entry: the table words are being read
+        lookup_done = Signal()
+        m.d.comb += [rom_r.addr.eq(f_addr), ram_r.addr.eq(f_addr[:len(ram_r.addr)]),
+                     rom_r.en.eq(f_enable), ram_r.en.eq(f_enable)]
+
+        # --- D: decode -----------------------------------------------------------------------
+        d_valid = Signal()
+        d_pc = Signal(16)
+        d_word = Signal(64)
+        d_from_user = Signal()
+        m.d.comb += [d_from_user.eq(d_pc[15]),
+                     d_word.eq(Mux(d_from_user, ram_r.data, rom_r.data)),
+                     decoder.word.eq(d_word)]
+        d_fetch_fault = Signal()
+        m.d.comb += d_fetch_fault.eq(Mux(d_from_user, d_pc[:15] >= self.user_words,
+                                         d_pc >= len(self.rom_words)))
+        d_dec = decoder.decoded
+        m.d.comb += [rf.ra_addr.eq(d_dec.src1[:8]), rf.rb_addr.eq(d_dec.b_addr[:8])]
+
+        # --- I: issue ------------------------------------------------------------------------
+        i_valid = Signal()
+        i_pc = Signal(16)
+        i_dec = Signal(Decoded)
+        i_fetch_fault = Signal()
+        i_first = Signal()                      # first cycle in I: operands come from the RF
+        i_a_hold = Signal(VectorLayout)
+        i_b_hold = Signal(VectorLayout)
+
+        # the writeback bus (W): what lands in the register file this cycle
+        w_valid = valu.o_valid
+        w_tag = Signal(WritebackTag)
+        m.d.comb += w_tag.eq(valu.o_tag)
+        w_lands = Signal()
+        m.d.comb += w_lands.eq(w_valid & (w_tag.addr > BANK_CONFIG.last)
+                               & (w_tag.addr < BANK_OUTPUT.first) & (w_tag.wmask != 0))
+        m.d.comb += [rf.w_en.eq(w_valid), rf.w_addr.eq(w_tag.addr), rf.w_mask.eq(w_tag.wmask),
+                     rf.w_data.eq(valu.o_result)]
+
+        def forwarded(reg_addr, raw, name):
+            """Operand value with this cycle's landing write forwarded lane by lane."""
+            value = Signal(VectorLayout, name=name)
+            hit = Signal(name=f"{name}_hit")
+            raw_vector = Signal(VectorLayout, name=f"{name}_raw")
+            m.d.comb += raw_vector.eq(raw)
+            raw = raw_vector
+            m.d.comb += hit.eq(w_lands & (w_tag.addr == reg_addr))
+            for lane, bit in (("x", 2), ("y", 1), ("z", 0)):
+                m.d.comb += getattr(value, lane).eq(
+                    Mux(hit & w_tag.wmask[bit], getattr(valu.o_result, lane), getattr(raw, lane)))
+            return value, hit
+
+        i_a, a_hit = forwarded(i_dec.src1, Mux(i_first, rf.ra_data, i_a_hold), "i_a")
+        i_b, b_hit = forwarded(i_dec.b_addr, Mux(i_first, rf.rb_data, i_b_hold), "i_b")
+        m.d.sync += [i_a_hold.eq(i_a), i_b_hold.eq(i_b)]
+
+        # scoreboard: one bit per register with a write in flight
+        pending = Signal(NUM_REGS)
+        _, dst_hit = forwarded(i_dec.dst, Const(0, 96), "i_dst")
+
+        def is_pending(addr, hit):
+            return pending.bit_select(addr[:8], 1) & ~hit
+
+        i_writes = Signal()             # this instruction writes a register (through the ALU)
+        m.d.comb += i_writes.eq(i_dec.writes & (i_dec.dst > BANK_CONFIG.last)
+                                & (i_dec.dst < BANK_OUTPUT.first))
+        hazard = Signal()
+        m.d.comb += hazard.eq((i_dec.reads_a & is_pending(i_dec.src1, a_hit))
+                              | (i_dec.reads_b & is_pending(i_dec.b_addr, b_hit))
+                              | (i_writes & is_pending(i_dec.dst, dst_hit)))
+
+        # write-port reservations: wb_slots[k] = the write port is taken k cycles from now
+        wb_slots = Signal(self.max_latency + 1)
+        slot_taken = Signal()
+        m.d.comb += slot_taken.eq(i_writes & wb_slots.bit_select(i_dec.latency, 1))
+
+        kind = i_dec.kind
+        i_issue = Signal()              # the instruction in I leaves I this cycle
+        alu_go = Signal()               # ... into the vector ALU
+        redirect = Signal()
+        redirect_pc = Signal(16)
+        routine_end = Signal()
+        fault = Signal()
+        fault_code = Signal(3)
+
+        # memory instructions: a small sequencer over the three lanes
+        mem_busy = Signal()             # TMREAD/OMWRITE started, lanes in progress
+        req_lane = Signal(2)
+        resp_lane = Signal(2)
+        tm_data = Signal(VectorLayout)
+        mem_done = Signal()
+
+        ready = i_valid & ~hazard & ~error
+        a_lanes = [i_a.x, i_a.y, i_a.z]
+        b_lanes = [i_b.x, i_b.y, i_b.z]
+
+        with m.If(i_valid & ~error):
+            with m.If(i_fetch_fault):
+                m.d.comb += [fault.eq(1), fault_code.eq(CoreError.FETCH)]
+            with m.Elif(~i_dec.legal):
+                m.d.comb += [fault.eq(1), fault_code.eq(CoreError.ILLEGAL_INSTRUCTION)]
+            with m.Elif(~hazard):
+                with m.Switch(kind):
+                    with m.Case(Kind.NOP, Kind.DEBUG):
+                        m.d.comb += i_issue.eq(1)
+                    with m.Case(Kind.ALU):
+                        m.d.comb += [i_issue.eq(~slot_taken), alu_go.eq(~slot_taken)]
+                    with m.Case(Kind.BRANCH, Kind.JUMP, Kind.CALL, Kind.RET):
+                        with m.If(~slot_taken):
+                            m.d.comb += [i_issue.eq(~fc.error), alu_go.eq(kind == Kind.RET),
+                                         fc.valid.eq(1)]
+                            with m.If(fc.error):
+                                m.d.comb += [fault.eq(1), fault_code.eq(CoreError.STACK)]
+                            with m.Elif(fc.jump):
+                                m.d.comb += [redirect.eq(1), redirect_pc.eq(fc.next_pc)]
+                    with m.Case(Kind.RETURN):
+                        with m.If((pending == 0) & (wb_slots == 0)):
+                            m.d.comb += [i_issue.eq(1), routine_end.eq(1)]
+                    with m.Case(Kind.TMREAD):
+                        out_of_range = Cat(v >= self.tmem_words for v in a_lanes).any()
+                        with m.If(~mem_busy & out_of_range):
+                            m.d.comb += [fault.eq(1), fault_code.eq(CoreError.MEMORY)]
+                        with m.Elif(mem_done & ~slot_taken):
+                            m.d.comb += [i_issue.eq(1), alu_go.eq(1)]
+                    with m.Case(Kind.OMWRITE):
+                        where = [self.omem_base + v for v in a_lanes]
+                        out_of_range = Cat((v >= self.omem_words) | (w >= self.omem_words)
+                                           for v, w in zip(a_lanes, where)).any()
+                        with m.If(~mem_busy & out_of_range):
+                            m.d.comb += [fault.eq(1), fault_code.eq(CoreError.MEMORY)]
+                        with m.Elif(mem_done):
+                            m.d.comb += i_issue.eq(1)
+
+        # memory lanes: requests x, y, z in order; TMREAD collects the three responses
+        is_tm = i_dec.kind == Kind.TMREAD
+        is_om = i_dec.kind == Kind.OMWRITE
+        mem_go = ready & i_dec.legal & ~i_fetch_fault & (is_tm | is_om) & ~fault
+        lane_addr = Signal(32)
+        lane_data = Signal(32)
+        with m.Switch(req_lane):
+            for n in range(3):
+                with m.Case(n):
+                    m.d.comb += [lane_addr.eq(a_lanes[n]), lane_data.eq(b_lanes[n])]
+        reqs_left = req_lane < 3
+        m.d.comb += [
+            self.tm_req.valid.eq(mem_go & is_tm & reqs_left),
+            self.tm_req.payload.eq(lane_addr),
+            self.om_req.valid.eq(mem_go & is_om & reqs_left),
+            self.om_req.payload.addr.eq(self.omem_base + lane_addr),
+            self.om_req.payload.data.eq(lane_data),
+        ]
+        req_accepted = (self.tm_req.valid & self.tm_req.ready) | \
+                       (self.om_req.valid & self.om_req.ready)
+        with m.If(req_accepted):
+            m.d.sync += [req_lane.eq(req_lane + 1), mem_busy.eq(1)]
+        with m.If(self.tm_resp.valid):
+            with m.Switch(resp_lane):
+                for n, lane in enumerate(("x", "y", "z")):
+                    with m.Case(n):
+                        m.d.sync += getattr(tm_data, lane).eq(self.tm_resp.payload)
+            m.d.sync += resp_lane.eq(resp_lane + 1)
+        m.d.comb += mem_done.eq(Mux(is_tm, resp_lane == 3, req_lane == 3))
+        with m.If(i_issue | ~running):
+            m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_busy.eq(0)]
+
+        # --- the flow-control stack engine decides every control transfer ----------------
+        compare = Signal()
+        lane_sel = i_dec.opcode[3:5]          # 01 x, 10 y, 11 z
+        lhs = Signal(signed(32))
+        rhs = Signal(signed(32))
+        with m.Switch(lane_sel):
+            for sel, n in ((1, 0), (2, 1), (3, 2)):
+                with m.Case(sel):
+                    m.d.comb += [lhs.eq(a_lanes[n]), rhs.eq(b_lanes[n])]
+        with m.Switch(i_dec.opcode[:3]):
+            for rel, expr in ((0, lhs > rhs), (1, lhs < rhs), (2, lhs == rhs), (3, lhs != rhs),
+                              (4, lhs >= rhs), (5, lhs <= rhs)):
+                with m.Case(rel):
+                    m.d.comb += compare.eq(expr)
+        fc_inst = Signal(US_FC_INST.layout)
+        m.d.comb += [
+            fc_inst.OP.eq(FcOp.JUMP),
+            fc_inst.JUMP_FUNC.eq(Mux(kind == Kind.BRANCH, JumpFunc.ALU, JumpFunc.ALWAYS)),
+            fc_inst.A_OP.eq(Mux(kind == Kind.CALL, AddrOp.PUSH,
+                                Mux(kind == Kind.RET, AddrOp.POP, AddrOp.NONE))),
+            fc.start.eq(self.start & ~running),
+            fc.pc.eq(i_pc),
+            fc.inst.eq(fc_inst),
+            fc.addr.jump_addr.eq(i_dec.dst),
+            fc.addr.jump_global.eq(1),             # THEIA code addresses are absolute
+            fc.alu_result_we.eq(kind == Kind.BRANCH),
+            fc.alu_result.eq(compare),
+        ]
+
+        # --- into the vector ALU ---------------------------------------------------------------
+        tag = Signal(WritebackTag)
+        m.d.comb += [tag.addr.eq(i_dec.dst[:8]), tag.wmask.eq(Mux(i_writes, i_dec.wmask, 0))]
+        alu_op = Mux(kind == Kind.RET, Op.SETX, Mux(kind == Kind.TMREAD, Op.COPY, i_dec.opcode))
+        type2_a = Signal(VectorLayout)
+        m.d.comb += type2_a.x.eq(i_dec.imm)
+        m.d.comb += [
+            valu.i_valid.eq(alu_go & i_writes & ~fault),   # results nobody keeps stay out
+            valu.i_op.eq(alu_op),
+            valu.i_a.eq(Mux(kind == Kind.TMREAD, tm_data.as_value(),
+                            Mux(i_dec.type2, type2_a.as_value(), i_a.as_value()))),
+            valu.i_b.eq(i_b),
+            valu.i_imm.eq(i_dec.imm),
+            valu.i_pc.eq(i_pc),
+            valu.i_tag.eq(tag),
+        ]
+
+        # scoreboard and write-port reservations
+        issued_write = valu.i_valid & i_writes
+        next_pending = Signal(NUM_REGS)
+        m.d.comb += next_pending.eq(pending)
+        with m.If(w_lands):
+            m.d.comb += next_pending.bit_select(w_tag.addr, 1).eq(0)
+        with m.If(issued_write):
+            m.d.comb += next_pending.bit_select(i_dec.dst[:8], 1).eq(1)
+        m.d.sync += pending.eq(next_pending)
+        reserve = Signal(self.max_latency + 1)
+        with m.If(issued_write):
+            m.d.comb += reserve.eq(1 << i_dec.latency)
+        m.d.sync += wb_slots.eq((wb_slots | reserve) >> 1)
+
+        # --- pipeline advance, redirects, start and end of routines ------------------------
+        i_takes = ~i_valid | i_issue              # I can take D's instruction this cycle
+        m.d.comb += f_enable.eq(running & (i_takes | ~d_valid) | lookup)
+        m.d.comb += f_addr.eq(f_pc)
+
+        with m.If(running & ~fault):
+            with m.If(redirect | routine_end):
+                # discard what F and D hold: they are on the wrong path
+                m.d.sync += [d_valid.eq(0), i_valid.eq(0), f_pc.eq(redirect_pc)]
+            with m.Else():
+                with m.If(i_takes):
+                    m.d.sync += [i_valid.eq(d_valid), i_pc.eq(d_pc), i_dec.eq(d_dec),
+                                 i_fetch_fault.eq(d_fetch_fault), i_first.eq(1)]
+                with m.Else():
+                    m.d.sync += i_first.eq(0)
+                with m.If(f_enable):
+                    m.d.sync += [d_valid.eq(1), d_pc.eq(f_pc), f_pc.eq(f_pc + 1)]
+            with m.If(routine_end):
+                m.d.sync += running.eq(0)
+
+        m.d.comb += [self.done.eq(routine_end & ~fault), self.result.eq(i_dec.imm[0])]
+
+        with m.If(fault):
+            m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
+                         running.eq(0), d_valid.eq(0), i_valid.eq(0)]
+
+        # start: resolve the entry (read both tables' word) or go straight to start_pc
+        entry_index = Signal(4)
+        with m.If(self.start & ~running):
+            m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), i_valid.eq(0)]
+            with m.If(self.start_direct):
+                m.d.sync += [running.eq(1), f_pc.eq(self.start_pc)]
+            with m.Else():
+                m.d.sync += [lookup.eq(1), entry_index.eq(self.start_entry)]
+        with m.If(lookup):
+            m.d.comb += f_addr.eq(entry_index)
+            m.d.sync += [lookup.eq(0), lookup_done.eq(1)]
+        with m.If(lookup_done):
+            user_entry = ram_r.data[:16]
+            m.d.sync += [lookup_done.eq(0), running.eq(1),
+                         f_pc.eq(Mux(user_entry >= USER_CODE_BASE, user_entry, rom_r.data[:16]))]
+
+        # --- performance counters ------------------------------------------------------------
+        c = self.counters
+        counters = Signal(Counters)
+        m.d.comb += c.eq(counters)
+        with m.If(running):
+            m.d.sync += counters.cycles.eq(counters.cycles + 1)
+            with m.If(i_issue):
+                m.d.sync += counters.retired.eq(counters.retired + 1)
+            with m.Elif(~i_valid):
+                m.d.sync += counters.bubbles.eq(counters.bubbles + 1)
+            with m.Elif(hazard):
+                m.d.sync += counters.stall_operand.eq(counters.stall_operand + 1)
+            with m.Elif(kind == Kind.RETURN):
+                m.d.sync += counters.drain.eq(counters.drain + 1)
+            with m.Elif(is_tm | is_om):
+                m.d.sync += counters.stall_memory.eq(counters.stall_memory + 1)
+            with m.Elif(slot_taken):
+                m.d.sync += counters.stall_writeback.eq(counters.stall_writeback + 1)
+        return m

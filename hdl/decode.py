@@ -1,0 +1,95 @@
+"""Instruction decoder: a 64-bit THEIA word -> the control fields the pipeline needs.
+
+Purely combinational. Every per-opcode fact comes from ``hdl.isa.OPS`` (the one table); this
+file only turns it into a ``Switch``. The latency of ALU-kind opcodes comes from the vector ALU.
+"""
+
+from amaranth import Module, Signal, Const
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+
+from hdl.isa import OPS, Kind, Op, InstructionLayout, NUM_REGS, SWIZZLES
+
+__all__ = ["Decoded", "Decoder", "KIND_BITS"]
+
+KIND_BITS = max(Kind).bit_length()
+
+
+class Decoded(data.Struct):
+    """The decoded form of one instruction, carried down the pipeline."""
+    opcode: 7
+    kind: KIND_BITS           # hdl.isa.Kind
+    legal: 1
+    type2: 1
+    dst: 16                   # register address, or code address for jumps/CALL
+    src1: 16
+    src2: 16
+    imm: 32
+    reads_a: 1                # SRC1 is read as a register
+    reads_b: 1                # SRC2 (type I) or DST (type II) is read as a register
+    b_addr: 16                # which register B is: SRC2, or DST for type II
+    writes: 1                 # DST is written (before the bank's access rules)
+    wmask: 3                  # lanes written: bit 2 = x, bit 1 = y, bit 0 = z
+    latency: 6                # ALU-kind: cycles until the result leaves the vector ALU
+
+
+class Decoder(wiring.Component):
+    """``word`` in, ``decoded`` out (combinational).
+
+    ``latency_of`` maps an ALU-kind opcode to its vector-ALU latency (``VectorALU.latency``);
+    TMREAD's result enters the ALU as a COPY and RET's write as a SETX.
+    """
+    word: In(InstructionLayout)
+    decoded: Out(Decoded)
+
+    def __init__(self, latency_of):
+        self._latency_of = latency_of
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        w, d = self.word, self.decoded
+        m.d.comb += [
+            d.opcode.eq(w.opcode[:7]),
+            d.type2.eq(w.opcode[6]),
+            d.dst.eq(w.dst),
+            d.src1.eq(w.src1),
+            d.src2.eq(w.src2),
+            d.imm.eq(w.as_value()[:32]),
+            d.b_addr.eq(w.src2),
+        ]
+        legal = Signal()
+        with m.If(w.opcode[7:] == 0):
+            with m.Switch(w.opcode[:7]):
+                for op, info in OPS.items():
+                    with m.Case(op):
+                        m.d.comb += [
+                            d.kind.eq(info.kind),
+                            d.reads_a.eq(info.a_reg and not info.type2),
+                            d.reads_b.eq(info.b_reg),
+                            d.writes.eq(info.writes),
+                            d.wmask.eq(info.wmask),
+                        ]
+                        if info.type2:
+                            m.d.comb += d.b_addr.eq(w.dst)
+                        if info.kind == Kind.ALU:
+                            m.d.comb += d.latency.eq(self._latency_of(op))
+                        elif info.kind == Kind.TMREAD:     # the loaded vector enters as COPY
+                            m.d.comb += d.latency.eq(self._latency_of(Op.COPY))
+                        elif info.kind == Kind.RET:        # DST.x = IMM enters as SETX
+                            m.d.comb += d.latency.eq(self._latency_of(Op.SETX))
+                        checks = []
+                        if info.dst_reg:
+                            checks.append(w.dst < NUM_REGS)
+                        if info.a_reg and not info.type2:
+                            checks.append(w.src1 < NUM_REGS)
+                        if info.b_reg and not info.type2:
+                            checks.append(w.src2 < NUM_REGS)
+                        if op == Op.SWIZZLE3D:
+                            checks.append(w.as_value()[:32] < len(SWIZZLES))
+                        ok = Const(1)
+                        for c in checks:
+                            ok = ok & c
+                        m.d.comb += legal.eq(ok)
+        m.d.comb += d.legal.eq(legal)
+        return m

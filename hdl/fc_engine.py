@@ -1,0 +1,315 @@
+"""The flow-control stack engine (r500-us.md §2): one FC decision per cycle for a group of lanes.
+
+Used with ``lanes = 1`` by the THEIA core for every control transfer (conditional jumps, JMP,
+CALL, RET) and with ``lanes = 4`` (a 2x2 quad) by the R500 shader core. ``sim/fc_model.py`` is
+the reference; the project decisions listed there hold here too.
+
+The core owns the PC and the program; the engine owns the lane states and both stacks.
+
+Inputs (sampled in the cycle they are given):
+
+* ``start``: strobe; the state becomes the start state (all lanes ACTIVE with counter 0,
+  alu_result = pred = 0, both stacks empty). An instruction or ALU write given in the same
+  cycle already sees the start state, so a routine's first instruction needs no extra cycle.
+* ``valid``: an FC instruction executes this cycle, at address ``pc``, with ``inst``
+  (US_FC_INST), ``addr`` (``fc_addr_layout``: US_FC_ADDR's fields with a jump address of
+  ``jump_addr_bits``), ``bool_const`` (all 32 static booleans), ``int_const`` (the INT_CONST word
+  that ``addr.int_addr`` selects: the core does the lookup), ``pred_sel``/``pred_inv`` (inst0's
+  RGB_PRED_SEL / RGB_PRED_INV) and ``code_offset`` (added to the jump address unless
+  ``addr.jump_global``).
+* ``covered`` (per lane; default all 1).
+* ``alu_result_we``/``alu_result`` and ``pred_we``/``pred`` (per lane; pred 4 bits, R = bit 0,
+  with a per-bit write enable): an ALU instruction's results. They land only in ACTIVE lanes;
+  given in the same cycle as an FC instruction, the FC decision already sees them.
+
+Outputs (combinational from the inputs and the state, so the core can redirect fetch in the same
+cycle):
+
+* ``jump`` (valid and the group jumps), ``next_pc`` (the target if ``jump``, else pc + 1);
+* ``error``/``error_code`` (``sim.fc_model.FcError``): the instruction would overflow or
+  underflow a stack or a branch counter. The state is then left unchanged (the core stops).
+* ``active`` (per lane: ACTIVE now, i.e. the write enables of an ALU instruction this cycle)
+  and ``aL`` (the topmost LOOP entry's loop register, 0 when none).
+
+State changes on the clock edge: the FC instruction's effects when ``valid`` and not ``error``;
+ALU writes whenever given.
+"""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import bits_for
+
+from hdl.isa import US_FC_INST, US_INT_CONST, FcOp, AddrOp, BranchOp, PredSel
+from sim.fc_model import FcError, LaneState
+
+__all__ = ["FlowControlEngine", "fc_addr_layout"]
+
+
+def fc_addr_layout(jump_addr_bits):
+    """US_FC_ADDR's fields with a jump address of ``jump_addr_bits`` bits."""
+    return data.StructLayout({
+        "bool_addr": 5, "int_addr": 5, "jump_global": 1, "jump_addr": jump_addr_bits,
+    })
+
+
+_ACTIVE, _INACTIVE, _BREAK, _CONTINUE = (int(s) for s in LaneState)
+
+
+class FlowControlEngine(wiring.Component):
+    def __init__(self, lanes, loop_depth=8, addr_depth=8, counter_bits=6, jump_addr_bits=16):
+        if lanes < 1 or loop_depth < 0 or addr_depth < 0 or counter_bits < 1 or jump_addr_bits < 1:
+            raise ValueError("need lanes >= 1, depths >= 0, counter_bits >= 1, jump_addr_bits >= 1")
+        self.lanes = lanes
+        self.loop_depth = loop_depth
+        self.addr_depth = addr_depth
+        self.counter_bits = counter_bits
+        self.jump_addr_bits = jump_addr_bits
+        super().__init__({
+            "start": In(1),
+            "valid": In(1),
+            "pc": In(jump_addr_bits),
+            "code_offset": In(jump_addr_bits),
+            "inst": In(US_FC_INST.layout),
+            "addr": In(fc_addr_layout(jump_addr_bits)),
+            "bool_const": In(32),
+            "int_const": In(US_INT_CONST.layout),
+            "pred_sel": In(3),
+            "pred_inv": In(1),
+            "covered": In(lanes, init=(1 << lanes) - 1),
+            "alu_result_we": In(lanes),
+            "alu_result": In(lanes),
+            "pred_we": In(data.ArrayLayout(4, lanes)),
+            "pred": In(data.ArrayLayout(4, lanes)),
+            "jump": Out(1),
+            "next_pc": Out(jump_addr_bits),
+            "error": Out(1),
+            "error_code": Out(3),
+            "active": Out(lanes),
+            "aL": Out(8),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        L = self.lanes
+        value_bits = max(self.counter_bits, bits_for(self.loop_depth))
+        counter_max = (1 << self.counter_bits) - 1
+
+        def wire(name, shape, value):
+            s = Signal(shape, name=name)
+            m.d.comb += s.eq(value)
+            return s
+
+        # --- state (kept as attributes so testbenches can look inside) -----------------------
+        self.lane_state = [Signal(2, name=f"lane{i}_state") for i in range(L)]
+        self.lane_value = [Signal(value_bits, name=f"lane{i}_value") for i in range(L)]
+        alu_r = Signal(L, name="alu_result_r")
+        pred_r = [Signal(4, name=f"lane{i}_pred") for i in range(L)]
+        self.loop_sp = loop_sp_r = Signal(range(self.loop_depth + 1), name="loop_sp")
+        loop_count = [Signal(8, name=f"loop{i}_count") for i in range(self.loop_depth)]
+        loop_al = [Signal(8, name=f"loop{i}_aL") for i in range(self.loop_depth)]
+        loop_is_loop = [Signal(name=f"loop{i}_is_loop") for i in range(self.loop_depth)]
+        self.addr_sp = addr_sp_r = Signal(range(self.addr_depth + 1), name="addr_sp")
+        addr_stack = [Signal(self.jump_addr_bits, name=f"addr{i}") for i in range(self.addr_depth)]
+        self.alu_result_r, self.pred_r = alu_r, pred_r
+
+        start = self.start
+        inst, addr = self.inst, self.addr
+
+        # --- the state this cycle works on: the start state while ``start`` ------------------
+        state0 = [wire(f"lane{i}_state0", 2, Mux(start, _ACTIVE, self.lane_state[i]))
+                  for i in range(L)]
+        value0 = [wire(f"lane{i}_value0", value_bits, Mux(start, 0, self.lane_value[i]))
+                  for i in range(L)]
+        active0 = wire("active0", L, Cat(s == _ACTIVE for s in state0))
+        loop_sp = wire("loop_sp0", loop_sp_r.shape(), Mux(start, 0, loop_sp_r))
+        addr_sp = wire("addr_sp0", addr_sp_r.shape(), Mux(start, 0, addr_sp_r))
+
+        # ALU writes land in ACTIVE lanes first: the FC decision of this cycle sees them
+        alu0 = Mux(start, 0, alu_r)
+        alu = wire("alu_eff", L, (alu0 & ~(self.alu_result_we & active0))
+                   | (self.alu_result & self.alu_result_we & active0))
+        pred = []
+        for i in range(L):
+            we = Mux(active0[i], self.pred_we[i], 0)
+            pred.append(wire(f"lane{i}_pred_eff", 4,
+                             (Mux(start, 0, pred_r[i]) & ~we) | (self.pred[i] & we)))
+
+        # --- decode ------------------------------------------------------------------------
+        op = inst.OP
+        is_loop_op = wire("is_loop_op", 1, (op == FcOp.LOOP) | (op == FcOp.REP))
+        is_end = wire("is_end", 1, (op == FcOp.ENDLOOP) | (op == FcOp.ENDREP))
+        is_break = wire("is_break", 1, (op == FcOp.BREAKLOOP) | (op == FcOp.BREAKREP))
+        is_continue = wire("is_continue", 1, op == FcOp.CONTINUE)
+        pop_cnt = inst.B_POP_CNT
+        level = loop_sp                     # the loop-stack depth, as BREAK/CONTINUE record it
+
+        # top loop entry and the aL output (the topmost LOOP-kind entry)
+        top_count = Signal(8, name="top_count")
+        top_al = Signal(8, name="top_aL")
+        a_l = Signal(8, name="aL0")
+        for i in range(self.loop_depth):
+            with m.If(loop_sp == i + 1):
+                m.d.comb += [top_count.eq(loop_count[i]), top_al.eq(loop_al[i])]
+            with m.If((loop_sp > i) & loop_is_loop[i]):
+                m.d.comb += a_l.eq(loop_al[i])
+        m.d.comb += self.aL.eq(a_l)
+        count_dec = wire("count_dec", 8, top_count - 1)
+
+        # --- 1. B_ELSE -----------------------------------------------------------------------
+        state1, value1 = [], []
+        for i in range(L):
+            to_inactive = inst.B_ELSE & (state0[i] == _ACTIVE)
+            to_active = inst.B_ELSE & (state0[i] == _INACTIVE) & (value0[i] == 0)
+            state1.append(Mux(to_inactive, _INACTIVE, Mux(to_active, _ACTIVE, state0[i])))
+            value1.append(Mux(to_inactive, 0, value0[i]))
+
+        # --- 2. wishes: bit (alu << 2 | p << 1 | b) of JUMP_FUNC -----------------------------
+        b = self.bool_const.bit_select(addr.bool_addr, 1)
+        wish_bits = []
+        for i in range(L):
+            p = Signal(name=f"lane{i}_p")
+            with m.Switch(self.pred_sel):
+                with m.Case(PredSel.RGBA):
+                    m.d.comb += p.eq(pred[i] == 0xF)
+                for sel in (PredSel.RRRR, PredSel.GGGG, PredSel.BBBB, PredSel.AAAA):
+                    with m.Case(sel):
+                        m.d.comb += p.eq(pred[i][sel - PredSel.RRRR])
+            wish_bits.append(inst.JUMP_FUNC.bit_select(Cat(b, p ^ self.pred_inv, alu[i]), 1))
+        wish = wire("wish", L, Cat(wish_bits))
+
+        # --- 4a. ENDLOOP/ENDREP wake their CONTINUE lanes before the vote --------------------
+        state2, value2 = [], []
+        for i in range(L):
+            wake = is_end & (state1[i] == _CONTINUE) & (value1[i] == level)
+            state2.append(wire(f"lane{i}_state2", 2, Mux(wake, _ACTIVE, state1[i])))
+            value2.append(wire(f"lane{i}_value2", value_bits, Mux(wake, 0, value1[i])))
+
+        # --- 3. decision among the voters ----------------------------------------------------
+        voters = wire("voters", L, Cat((s == _ACTIVE) for s in state2)
+                      & (self.covered | Mux(inst.IGNORE_UNCOVERED, 0, (1 << L) - 1)))
+        decision = wire("decision", 1, Mux(inst.JUMP_ANY, (voters & wish).any(),
+                                           (voters & ~wish) == 0))
+
+        # --- 4b. BREAK/CONTINUE: wanting ACTIVE lanes leave the iteration --------------------
+        state3, value3, live_bits = [], [], []
+        for i in range(L):
+            leave = (is_break | is_continue) & (state2[i] == _ACTIVE) & wish[i]
+            state3.append(wire(f"lane{i}_state3", 2,
+                               Mux(leave, Mux(is_break, _BREAK, _CONTINUE), state2[i])))
+            value3.append(wire(f"lane{i}_value3", value_bits, Mux(leave, level, value2[i])))
+            live_bits.append((state3[i] == _ACTIVE)
+                             | ((state3[i] == _INACTIVE) & (value3[i] < pop_cnt))
+                             | (is_break & (state3[i] == _CONTINUE) & (value3[i] == level)))
+        live = wire("live", 1, Cat(live_bits).any())
+
+        taken = Signal(name="taken")        # the group jumps
+        with m.If(is_loop_op):
+            m.d.comb += taken.eq(decision | (self.int_const.KR == 0))
+        with m.Elif(is_end):
+            m.d.comb += taken.eq(decision & (count_dec != 0))
+        with m.Elif(is_break | is_continue):
+            m.d.comb += taken.eq(decision & ~live)
+        with m.Else():
+            m.d.comb += taken.eq(decision)
+
+        # leaving the loop wakes its BREAK lanes
+        release = wire("release", 1, (is_end & ~taken) | (is_break & taken))
+        state4, value4 = [], []
+        for i in range(L):
+            wake = release & (state3[i] == _BREAK) & (value3[i] == level)
+            state4.append(wire(f"lane{i}_state4", 2, Mux(wake, _ACTIVE, state3[i])))
+            value4.append(wire(f"lane{i}_value4", value_bits, Mux(wake, 0, value3[i])))
+
+        # --- 5. branch counters --------------------------------------------------------------
+        b_op = wire("b_op", 2, Mux(taken, inst.B_OP1, inst.B_OP0))
+        state5 = [Signal(2, name=f"lane{i}_state5") for i in range(L)]
+        value5 = [Signal(value_bits, name=f"lane{i}_value5") for i in range(L)]
+        overflow_bits = []
+        for i in range(L):
+            inactive = state4[i] == _INACTIVE
+            m.d.comb += [state5[i].eq(state4[i]), value5[i].eq(value4[i])]
+            with m.If(b_op == BranchOp.INCR):
+                with m.If(inactive):
+                    m.d.comb += value5[i].eq(value4[i] + 1)
+                with m.Elif((state4[i] == _ACTIVE) & (wish[i] != taken)):
+                    m.d.comb += [state5[i].eq(_INACTIVE), value5[i].eq(0)]
+            with m.If((b_op == BranchOp.DECR) & inactive):
+                with m.If(value4[i] < pop_cnt):
+                    m.d.comb += [state5[i].eq(_ACTIVE), value5[i].eq(0)]
+                with m.Else():
+                    m.d.comb += value5[i].eq(value4[i] - pop_cnt)
+            overflow_bits.append(inactive & (value4[i] >= counter_max))
+        counter_overflow = wire("counter_overflow", 1,
+                                (b_op == BranchOp.INCR) & Cat(overflow_bits).any())
+
+        # --- 6. PC and the address stack -----------------------------------------------------
+        push = wire("push", 1, taken & (inst.A_OP == AddrOp.PUSH))
+        pop = wire("pop", 1, taken & (inst.A_OP == AddrOp.POP))
+        addr_top = Signal(self.jump_addr_bits, name="addr_top")
+        for i in range(self.addr_depth):
+            with m.If(addr_sp == i + 1):
+                m.d.comb += addr_top.eq(addr_stack[i])
+        pc_plus_1 = wire("pc_plus_1", self.jump_addr_bits, self.pc + 1)
+        target = Mux(pop, addr_top,
+                     addr.jump_addr + Mux(addr.jump_global, 0, self.code_offset))
+
+        # --- errors: the lowest step wins ----------------------------------------------------
+        error_code = Signal(3, name="error_code0")
+        with m.If(is_loop_op & (loop_sp == self.loop_depth)):
+            m.d.comb += error_code.eq(FcError.LOOP_OVERFLOW)
+        with m.Elif((is_end | is_break | is_continue) & (loop_sp == 0)):
+            m.d.comb += error_code.eq(FcError.LOOP_UNDERFLOW)
+        with m.Elif(counter_overflow):
+            m.d.comb += error_code.eq(FcError.COUNTER_OVERFLOW)
+        with m.Elif(push & (addr_sp == self.addr_depth)):
+            m.d.comb += error_code.eq(FcError.ADDR_OVERFLOW)
+        with m.Elif(pop & (addr_sp == 0)):
+            m.d.comb += error_code.eq(FcError.ADDR_UNDERFLOW)
+        commit = wire("commit", 1, self.valid & (error_code == FcError.NONE))
+
+        m.d.comb += [
+            self.jump.eq(self.valid & taken),
+            self.next_pc.eq(Mux(self.jump, target, pc_plus_1)),
+            self.error.eq(self.valid & (error_code != FcError.NONE)),
+            self.error_code.eq(Mux(self.valid, error_code, FcError.NONE)),
+            self.active.eq(active0),
+        ]
+
+        # --- state update --------------------------------------------------------------------
+        m.d.sync += alu_r.eq(alu)
+        for i in range(L):
+            m.d.sync += [
+                self.lane_state[i].eq(Mux(commit, state5[i], state0[i])),
+                self.lane_value[i].eq(Mux(commit, value5[i], value0[i])),
+                pred_r[i].eq(pred[i]),
+            ]
+
+        m.d.sync += loop_sp_r.eq(loop_sp)
+        k = self.int_const
+        with m.If(commit & is_loop_op):
+            m.d.sync += loop_sp_r.eq(loop_sp + 1)
+            for i in range(self.loop_depth):
+                with m.If(loop_sp == i):
+                    # a jumping LOOP pushes a placeholder (count 1) that its ENDLOOP pops
+                    m.d.sync += [loop_count[i].eq(Mux(taken, 1, k.KR)), loop_al[i].eq(k.KG),
+                                 loop_is_loop[i].eq(op == FcOp.LOOP)]
+        with m.If(commit & is_end & taken):
+            for i in range(self.loop_depth):
+                with m.If(loop_sp == i + 1):
+                    m.d.sync += loop_count[i].eq(count_dec)
+                    with m.If(op == FcOp.ENDLOOP):
+                        m.d.sync += loop_al[i].eq(top_al + k.KB.as_signed())
+        with m.If(commit & ((is_end & ~taken) | (is_break & taken))):
+            m.d.sync += loop_sp_r.eq(loop_sp - 1)
+
+        m.d.sync += addr_sp_r.eq(addr_sp)
+        with m.If(commit & push):
+            m.d.sync += addr_sp_r.eq(addr_sp + 1)
+            for i in range(self.addr_depth):
+                with m.If(addr_sp == i):
+                    m.d.sync += addr_stack[i].eq(pc_plus_1)
+        with m.If(commit & pop):
+            m.d.sync += addr_sp_r.eq(addr_sp - 1)
+
+        return m

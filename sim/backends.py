@@ -1,0 +1,124 @@
+"""Running programs on the RTL core in Amaranth's simulator (``--engine rtl``).
+
+``CoreBench`` wraps one ``hdl.core.Core`` with a texture memory and an output memory modelled
+by the testbench (one-cycle latency, always ready), so that tests and ``sim.exec`` can load
+code, run routines and read the registers back.
+"""
+
+from amaranth.sim import Simulator
+
+from hdl.core import Core, CoreError
+from hdl.isa import NUM_REGS, USER_CODE_BASE, USER_CODE_START, BANK_OUTPUT
+from hdl.regfile import physical_row
+
+__all__ = ["CoreBench", "run_program_rtl", "read_registers", "core_error_message"]
+
+
+def core_error_message(code, pc):
+    what = {
+        CoreError.ILLEGAL_INSTRUCTION: "illegal instruction",
+        CoreError.STACK: "return stack error (CALL on a full stack or RET on an empty one)",
+        CoreError.MEMORY: "texture/output memory address out of range",
+        CoreError.FETCH: "fetch outside the code memories",
+    }.get(CoreError(code), f"error {code}")
+    return f"{what} at {pc:#06x}"
+
+
+def read_registers(ctx, core):
+    """{address: (x, y, z)} as EXE sees them, read from the register file's memory."""
+    swap = ctx.get(core.swap_sel)
+    memory = core.regfile.copies[0]
+    regs = {}
+    for addr in range(NUM_REGS):
+        if addr >= BANK_OUTPUT.first:
+            regs[addr] = (0, 0, 0)
+            continue
+        word = ctx.get(memory.data[physical_row(addr, swap)])
+        regs[addr] = ((word >> 64) & 0xFFFF_FFFF, (word >> 32) & 0xFFFF_FFFF, word & 0xFFFF_FFFF)
+    return regs
+
+
+class MemoryModel:
+    """Texture and output memory as the testbench sees them (word lists)."""
+
+    def __init__(self, tmem=None, omem_words=4096):
+        self.tmem = list(tmem or [])
+        self.omem = [0] * omem_words
+
+
+async def serve_memories(ctx, core, memories):
+    """Answer TMREAD requests one cycle later and accept OMWRITEs at once."""
+    ctx.set(core.tm_req.ready, 1)
+    ctx.set(core.om_req.ready, 1)
+    pending = []
+    async for clk_edge, rst, tm_valid, tm_addr, om_valid, om_addr, om_data in ctx.tick().sample(
+            core.tm_req.valid, core.tm_req.payload, core.om_req.valid,
+            core.om_req.payload.addr, core.om_req.payload.data):
+        if pending:
+            ctx.set(core.tm_resp.valid, 1)
+            ctx.set(core.tm_resp.payload, pending.pop(0))
+        else:
+            ctx.set(core.tm_resp.valid, 0)
+        if tm_valid:
+            pending.append(memories.tmem[tm_addr] if tm_addr < len(memories.tmem) else 0)
+        if om_valid:
+            memories.omem[om_addr] = om_data
+
+
+def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, max_cycles=None):
+    """Run an assembled user ``program`` from its first instruction on the RTL core."""
+    from firmware.rom import default_rom
+    core = Core(default_rom(), tmem_words=max(len(tmem or []), 1), omem_words=4096)
+    memories = MemoryModel(tmem)
+    result = {}
+    max_cycles = max_cycles or 40 * max_instructions + 1000
+
+    async def testbench(ctx):
+        for i, word in enumerate(program.words):
+            ctx.set(core.imem_we, 1)
+            ctx.set(core.imem_addr, i)
+            ctx.set(core.imem_data, word)
+            await ctx.tick()
+        ctx.set(core.imem_we, 0)
+        ctx.set(core.start, 1)
+        ctx.set(core.start_direct, 1)
+        ctx.set(core.start_pc, USER_CODE_START)
+        await ctx.tick()
+        ctx.set(core.start, 0)
+        error = None
+        for _ in range(max_cycles):
+            if ctx.get(core.done):
+                await ctx.tick()
+                break
+            if ctx.get(core.error):
+                error = core_error_message(ctx.get(core.error_code), ctx.get(core.error_pc))
+                break
+            if ctx.get(core.counters.retired) >= max_instructions:
+                error = f"program did not RETURN within {max_instructions} instructions"
+                break
+            await ctx.tick()
+        else:
+            error = f"program did not RETURN within {max_cycles} cycles"
+        counters = ctx.get(core.counters)
+        regs = read_registers(ctx, core)
+        result.update({
+            "regs": {str(a): list(v) for a, v in regs.items()},
+            "instructions": counters.retired,
+            "cycles": counters.cycles,
+            "error": error,
+        })
+
+    sim = Simulator(core)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+
+    async def memory_process(ctx):
+        await serve_memories(ctx, core, memories)
+
+    sim.add_process(memory_process)
+    if vcd:
+        with sim.write_vcd(vcd):
+            sim.run()
+    else:
+        sim.run()
+    return result
