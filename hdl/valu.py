@@ -277,10 +277,10 @@ class VectorALU(wiring.Component):
         # (default operands, CROSS operands); MAG squares a; MULP is ax * ay on lane z
         for lane, (cross_a, cross_b) in enumerate([(ay, bz), (az, bx), (ax, by)]):
             mul = multipliers[lane]
-            a_in = Mux(is_cross | is_mulp & (lane == 2), cross_a, a_lanes[lane])
-            b_in = Mux(is_cross, cross_b,
-                       Mux(is_mag, a_lanes[lane], b_lanes[lane]))
-            if lane == 2:
+            a_in = Mux(is_cross, cross_a, a_lanes[lane])
+            b_in = Mux(is_cross, cross_b, Mux(is_mag, a_lanes[lane], b_lanes[lane]))
+            if lane == 2:                       # MULP: ax * ay, lane z only
+                a_in = Mux(is_mulp, ax, a_in)
                 b_in = Mux(is_mulp, ay, b_in)
             m.d.comb += [mul.i_a.eq(a_in), mul.i_b.eq(b_in), mul.i_scaled.eq(op != Op.IMUL)]
         for n, (sub_a, sub_b) in zip(range(3, 6), [(az, by), (ax, bz), (ay, bx)]):

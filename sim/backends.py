@@ -5,13 +5,17 @@ by the testbench (one-cycle latency, always ready), so that tests and ``sim.exec
 code, run routines and read the registers back.
 """
 
+from dataclasses import dataclass
+
 from amaranth.sim import Simulator
 
 from hdl.core import Core, CoreError
 from hdl.isa import NUM_REGS, USER_CODE_BASE, USER_CODE_START, BANK_OUTPUT
 from hdl.regfile import physical_row
 
-__all__ = ["CoreBench", "run_program_rtl", "read_registers", "core_error_message"]
+__all__ = ["CoreBench", "run_program_rtl", "read_registers", "core_error_message",
+           "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
+           "io_write", "flip_swap", "RoutineRun", "run_routine", "simulate"]
 
 
 def core_error_message(code, pc):
@@ -122,3 +126,134 @@ def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, m
     else:
         sim.run()
     return result
+
+
+# --- small testbench helpers (tests/test_core*.py, bench/) ------------------------------------
+
+def poke_register(ctx, core, addr, value, swap_copy=None):
+    """Backdoor: register ``addr`` = (x, y, z) in both read-port copies of the register memory,
+    without a cycle. Swap rows go to ``swap_copy`` (default: the copy EXE sees now). Only while
+    the core is idle; output registers (no storage) are ignored."""
+    if addr >= BANK_OUTPUT.first:
+        return
+    if swap_copy is None:
+        swap_copy = ctx.get(core.swap_sel)
+    x, y, z = (v & 0xFFFF_FFFF for v in value)
+    row = physical_row(addr, swap_copy)
+    for memory in core.regfile.copies:
+        ctx.set(memory.data[row], x << 64 | y << 32 | z)
+
+
+def poke_code(ctx, core, words, first=0):
+    """Backdoor: user instruction RAM words ``first``.. = ``words`` (word 0 = address 0x8000)."""
+    for i, word in enumerate(words, first):
+        ctx.set(core.ram.data[i], word)
+
+
+async def load_code(ctx, core, words, first=0):
+    """Write user instruction RAM through the core's ``imem_*`` port, one word per cycle."""
+    for i, word in enumerate(words, first):
+        ctx.set(core.imem_we, 1)
+        ctx.set(core.imem_addr, i)
+        ctx.set(core.imem_data, word)
+        await ctx.tick()
+    ctx.set(core.imem_we, 0)
+
+
+async def io_write(ctx, core, addr, value):
+    """The IO side writes config row / swap row ``addr`` (0-63): waits for ``io_ready``."""
+    x, y, z = (v & 0xFFFF_FFFF for v in value)
+    ctx.set(core.io_valid, 1)
+    ctx.set(core.io_addr, addr)
+    ctx.set(core.io_data.as_value(), x << 64 | y << 32 | z)
+    while not ctx.get(core.io_ready):
+        await ctx.tick()
+    await ctx.tick()
+    ctx.set(core.io_valid, 0)
+
+
+async def flip_swap(ctx, core):
+    """Pulse ``flip`` for one cycle (the core ignores it while busy)."""
+    ctx.set(core.flip, 1)
+    await ctx.tick()
+    ctx.set(core.flip, 0)
+
+
+@dataclass
+class RoutineRun:
+    """What one ``run_routine`` saw; counters are the increase during the routine."""
+    done: bool
+    result: int | None
+    error_code: int
+    error_pc: int | None
+    counters: dict
+
+    @property
+    def error(self):
+        if self.error_code:
+            return core_error_message(self.error_code, self.error_pc)
+        return None if self.done else "no RETURN within the cycle limit"
+
+    @property
+    def cycles(self):
+        return self.counters["cycles"]
+
+    @property
+    def retired(self):
+        return self.counters["retired"]
+
+
+def _counters(ctx, core):
+    return {name: ctx.get(getattr(core.counters, name))
+            for name in ("cycles", "retired", "stall_operand", "stall_writeback",
+                         "stall_memory", "bubbles", "drain")}
+
+
+async def run_routine(ctx, core, *, entry=None, pc=None, max_cycles=100_000):
+    """Start a routine by entry-table index ``entry`` or at code address ``pc``; wait until it
+    RETURNs or stops with an error (then let the ALU's writes in flight land, so that the
+    registers can be read); return a ``RoutineRun``."""
+    assert (entry is None) != (pc is None), "give entry or pc"
+    before = _counters(ctx, core)
+    ctx.set(core.start, 1)
+    ctx.set(core.start_direct, pc is not None)
+    ctx.set(core.start_entry, entry or 0)
+    ctx.set(core.start_pc, pc or 0)
+    await ctx.tick()
+    ctx.set(core.start, 0)
+    done, result, error_code, error_pc = False, None, 0, None
+    for _ in range(max_cycles):
+        if ctx.get(core.done):
+            done, result = True, ctx.get(core.result)
+            await ctx.tick()
+            break
+        if ctx.get(core.error):
+            error_code, error_pc = ctx.get(core.error_code), ctx.get(core.error_pc)
+            for _ in range(core.max_latency + 1):
+                await ctx.tick()
+            break
+        await ctx.tick()
+    after = _counters(ctx, core)
+    return RoutineRun(done, result, error_code, error_pc,
+                      {k: (after[k] - before[k]) & 0xFFFF_FFFF for k in after})
+
+
+def simulate(core, testbench, memories=None, vcd=None, serve=None):
+    """Run ``async testbench(ctx)`` against ``core`` with ``memories`` (a MemoryModel) served by
+    ``serve(ctx, core, memories)`` (default ``serve_memories``); return the memories."""
+    memories = memories if memories is not None else MemoryModel()
+    serve = serve or serve_memories
+    sim = Simulator(core)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+
+    async def memory_process(ctx):
+        await serve(ctx, core, memories)
+
+    sim.add_process(memory_process)
+    if vcd:
+        with sim.write_vcd(vcd):
+            sim.run()
+    else:
+        sim.run()
+    return memories

@@ -511,8 +511,9 @@ def run_lockstep(program, lanes, covered=None, fc=None, max_steps=100_000, on_st
             on_step(fc.pc, insn)
         if isinstance(insn, AluOp):
             alu_bits, preds = alu_lane_values(insn, fc.active_mask(), lanes, counts, traces, fc.aL)
-            fc.set_alu_result(alu_bits)
-            fc.set_pred(preds)
+            if insn.fn is not None:
+                fc.set_alu_result(alu_bits)
+                fc.set_pred(preds)
             fc.advance()
         else:
             fc.execute(insn.inst, insn.addr, program.bool_const, program.int_consts,
@@ -523,7 +524,8 @@ def run_lockstep(program, lanes, covered=None, fc=None, max_steps=100_000, on_st
 
 def alu_lane_values(insn, active_mask, lanes, counts, traces, aL):
     """Record the ALU op in the traces of the ACTIVE lanes and compute their new values
-    (inactive lanes get 0: the engine ignores them)."""
+    (inactive lanes get 0: the engine ignores them). With ``insn.fn`` None nothing is to be
+    written (all values 0)."""
     alu_bits, preds = [0] * lanes, [0] * lanes
     for i in range(lanes):
         if active_mask >> i & 1:

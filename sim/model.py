@@ -144,13 +144,9 @@ class Core:
         assert 0 <= addr < BANKS[0].size
         self.regs[addr] = tuple(v & MASK32 for v in value)
 
-    def write_swap(self, addr, value, both_copies=False):
-        """IO writes a row of the swap bank's IO copy; EXE sees it after the next flip.
-        ``both_copies`` also writes EXE's copy (only while no routine runs: set-up)."""
-        value = tuple(v & MASK32 for v in value)
-        self.swap_io[addr - BANK_SWAP.first] = value
-        if both_copies:
-            self.regs[addr] = value
+    def write_swap(self, addr, value):
+        """IO writes a row of the swap bank's IO copy; EXE sees it after the next flip."""
+        self.swap_io[addr - BANK_SWAP.first] = tuple(v & MASK32 for v in value)
 
     def flip(self):
         """Exchange the swap bank's two copies."""

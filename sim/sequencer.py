@@ -15,7 +15,6 @@ from sim.model import Core, TheiaError, DEFAULT_LIMITS
 
 TRIANGLE_ROWS = [reg(n) for n in ("CREG_V0", "CREG_UV0", "CREG_V1", "CREG_UV1", "CREG_V2",
                                   "CREG_UV2", "CREG_TRI_DIFFUSE")]
-AABB_ROWS = [reg("CREG_AABBMIN"), reg("CREG_AABBMAX")]
 INITIAL, CPPU, RGU, PSU2, NPG, USERCONSTANTS, PIXELSHADER, MAIN = (
     ENTRY_INDEX[n] for n in ("INITIAL", "CPPU", "RGU", "PSU2", "NPG", "USERCONSTANTS",
                              "PIXELSHADER", "MAIN"))
@@ -34,11 +33,10 @@ class BandResult:
 
 
 def configure_core(core, scene):
-    """What the IO side writes once: configuration rows 0-5 and the legacy AABB rows."""
+    """What the IO side writes once: configuration rows 0-5. (The scene's legacy AABB node is
+    not loaded: no routine of the sequence reads AABBMIN/AABBMAX.)"""
     for row, value in enumerate(scene.config):
         core.write_config(row, value)
-    for row, value in zip(AABB_ROWS, scene.aabb):
-        core.write_swap(row, value, both_copies=True)
 
 
 def run_band(core, scene, band, max_pixels):

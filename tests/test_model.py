@@ -250,7 +250,8 @@ def test_lea_gives_address_plus_one():
 def _snapshot_after(text):
     core = make_core(set_lines("R1", (1, 2, 3)) + set_lines("R2", (4, 5, 6)) + text)
     core.write_config(3, (0xA, 0xB, 0xC))
-    core.write_swap(44, (0xD, 0xE, 0xF), both_copies=True)
+    core.write_swap(44, (0xD, 0xE, 0xF))
+    core.flip()
     result = core.run(USER_CODE_START)
     return core, result
 
@@ -440,7 +441,7 @@ def test_read_write_banks(first, last):
     text = ""
     for a in range(first, last + 1):
         text += set_lines(str(a), (a, a << 8, a << 16))
-    text += f"    COPY 0 {first} VOID\n    RETURN RT_TRUE\n"
+    text += "    RETURN RT_TRUE\n"
     core, _ = run(text)
     for a in range(first, last + 1):
         assert core.regs[a] == (a, a << 8, a << 16), a
@@ -471,14 +472,6 @@ def test_swap_bank_two_copies():
     core.flip()
     assert core.regs[44] == (8, 8, 8)
     assert core.swap_io[44 - 42] == (0x77, 2, 3)
-
-
-def test_swap_write_both_copies():
-    core = make_core("    RETURN RT_TRUE\n")
-    core.write_swap(42, (1, 1, 1), both_copies=True)
-    assert core.regs[42] == (1, 1, 1)
-    core.flip()
-    assert core.regs[42] == (1, 1, 1)
 
 
 # --- memories -------------------------------------------------------------------------------

@@ -116,6 +116,7 @@ def test_every_alu_opcode_has_a_class_and_latency():
         dut.latency(0x7F)
 
 
+@pytest.mark.slow
 def test_every_opcode_streamed_back_to_back():
     """OPS_PER_OPCODE operations of every ALU-kind opcode, one per cycle (throughput 1/cycle)."""
     dut = VectorALU(TAG_WIDTH)
@@ -126,23 +127,84 @@ def test_every_opcode_streamed_back_to_back():
         assert checked.count(op) == OPS_PER_OPCODE
 
 
+def schedule(dut, operations):
+    """Issue ``operations`` in order like the core does: an operation waits (a bubble) while its
+    result would leave in a cycle an earlier one already reserved. Returns (issues, cycles)."""
+    issues, taken, cycle = {}, set(), 0
+    for operation in operations:
+        while cycle + dut.latency(operation[0]) in taken:
+            cycle += 1
+        taken.add(cycle + dut.latency(operation[0]))
+        issues[cycle] = operation
+        cycle += 1
+    return issues, cycle + dut.max_latency + 1
+
+
 def test_mixed_stream_with_reserved_writeback_slots():
-    """Random opcodes issued like the core issues them: an operation waits (a bubble) when its
-    result would leave in a cycle already taken."""
+    """Random opcodes, all classes interleaved, issued through writeback-slot reservation."""
     dut = VectorALU(TAG_WIDTH)
     rng = random.Random(12)
-    issues, taken, cycle = {}, set(), 0
-    while len(issues) < 3000:
-        op = rng.choice(ALU_OPS)
-        done = cycle + dut.latency(op)
-        if done not in taken:
-            taken.add(done)
-            issues[cycle] = random_operation(rng, op)
-        cycle += 1
-    checked, mismatches = run_schedule(dut, issues, cycle + dut.max_latency + 1)
+    operations = [random_operation(rng, rng.choice(ALU_OPS)) for _ in range(3000)]
+    issues, cycles = schedule(dut, operations)
+    checked, mismatches = run_schedule(dut, issues, cycles)
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
     assert {CLASS_OF[op] for op in checked} == set(LatencyClass)
-    assert cycle < 1.5 * len(issues), "slot reservation should rarely stall"
+    assert cycles < 1.5 * len(issues), "slot reservation should rarely stall"
+
+
+MIN = 0x8000_0000
+MAX = 0x7FFF_FFFF
+NEG1 = 0xFFFF_FFFF
+ONE_FIX = 0x0002_0000
+
+
+def directed_operations():
+    """Corner cases, each with the value the spec gives (so the reference is checked too)."""
+    ops = [
+        # (op, a, b, imm, pc), expected
+        ((Op.ADD, (MAX, MIN, NEG1), (1, NEG1, 1), 0, 0), (0, MAX | MIN, 0)),
+        ((Op.SUB, (MIN, 0, 5), (1, 1, 5), 0, 0), (0xFFFF_FFFF, NEG1, 0)),
+        ((Op.INC, (MAX, NEG1, 0), (0, 0, 0), 0, 0), (ONE_FIX - 1, ONE_FIX - 1, ONE_FIX)),
+        ((Op.DEC, (MIN, 0, ONE_FIX), (0, 0, 0), 0, 0),
+         (MIN | (0x7FFF_FFFF - ONE_FIX + 1), (-ONE_FIX) & MASK32, 0)),
+        ((Op.MUL, (NEG1, MIN, ONE_FIX), (1, MIN, 3), 0, 0), (0, 0, 3)),
+        ((Op.IMUL, (NEG1, 3, MAX), (1, 5, 2), 0, 0), (NEG1, 15, 0xFFFF_FFFE)),
+        ((Op.DIV, (0, ONE_FIX, (-ONE_FIX) & MASK32), (0, 0, 0), 0, 0),
+         (0x0FFF_FFFF, 0x0FFF_FFFF, (-0x0FFF_FFFF) & MASK32)),
+        ((Op.DIV, ((-ONE_FIX) & MASK32, MAX, 7), (2 * ONE_FIX, 1, (-ONE_FIX) & MASK32), 0, 0),
+         ((-(ONE_FIX // 2)) & MASK32, 0x7FFE_0000, (-7) & MASK32)),
+        ((Op.MAG, (MIN, MIN, MIN), (0, 0, 0), 0, 0), (MAX, MAX, MAX)),
+        ((Op.MAG, (0, 3 * ONE_FIX, 4 * ONE_FIX), (0, 0, 0), 0, 0), (5 * ONE_FIX,) * 3),
+        ((Op.MAG, (0, 0, 0), (0, 0, 0), 0, 0), (0, 0, 0)),
+        ((Op.DOT, (ONE_FIX, 2 * ONE_FIX, NEG1), (ONE_FIX, ONE_FIX, ONE_FIX), 0, 0),
+         (3 * ONE_FIX - 1,) * 3),                  # -1 (raw) * 1.0 = -1 (raw)
+        ((Op.CROSS, (ONE_FIX, 0, 0), (0, ONE_FIX, 0), 0, 0), (0, 0, ONE_FIX)),
+        ((Op.MULP, (2 * ONE_FIX, 3 * ONE_FIX, 7), (9, 9, 9), 0, 0), (0, 0, 6 * ONE_FIX)),
+        ((Op.LEA, (1, 2, 3), (4, 5, 6), 0, 0xFFFF), (0x1_0000,) * 3),
+        ((Op.UNSCALE, (NEG1, MIN, 3 * ONE_FIX), (0, 0, 0), 0, 0), (NEG1, 0xFFFF_C000, 3)),
+        ((Op.RESCALE, (NEG1, 1, 0x8000), (0, 0, 0), 0, 0), (0xFFFE_0000, ONE_FIX, 0)),
+        ((Op.MOD, (0x0007_1234, NEG1, 5), (4 * ONE_FIX,) * 3, 0, 0),
+         (0x0006_0000, 0x0006_0000, 0)),          # integer part mod 4.0, fraction cleared
+        ((Op.SETY, (0, 0, 0), (1, 2, 3), 0xABCD_0123, 0), (1, 0xABCD_0123, 3)),
+        ((Op.XCHANGEZ, (1, 2, 3), (4, 5, 6), 0, 0), (1, 2, 6)),
+        ((Op.NEG, (MIN, 0, 1), (0, 0, 0), 0, 0), (MIN, 0, NEG1)),
+    ]
+    # every SWIZZLE3D selector on distinct lanes
+    for selector, (_, sources) in SWIZZLES.items():
+        b = (0x1111_1111, 0x2222_2222, 0x3333_3333)
+        ops.append(((Op.SWIZZLE3D, (0, 0, 0), b, selector, 0), tuple(b[s] for s in sources)))
+    return ops
+
+
+def test_directed_corner_cases():
+    dut = VectorALU(TAG_WIDTH)
+    cases = directed_operations()
+    for operation, expected in cases:
+        assert alu_result(*operation) == expected, f"the spec value of {operation}"
+    issues, cycles = schedule(dut, [operation for operation, _ in cases])
+    checked, mismatches = run_schedule(dut, issues, cycles)
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
+    assert len(checked) == len(cases)
 
 
 def test_collision_flag_is_sticky():

@@ -1,0 +1,139 @@
+"""The control unit: the per-band sequence of theia-system.md §2 around one execution core.
+
+For a band whose position rows (config 6, 7) the IO side has written::
+
+    INITIAL, CPPU, USERCONSTANTS
+    per pixel:  hit = FALSE; RGU
+                for each of the ``num_triangles`` triangles:
+                    wait until the IO side reports the next triangle loaded (``tri_ready``),
+                    flip the swap bank (``tri_flip``), run MAIN; hit |= its return value
+                PSU2 if hit; PIXELSHADER; NPG -> next pixel while it returns TRUE
+
+Interface towards the IO side (the GPU issue's triangle streamer attaches here):
+
+* ``band_start`` (strobe, while not ``busy``) begins a band; ``band_done`` pulses at its end.
+* ``tri_ready``: the IO copy of the swap bank holds the next triangle. ``tri_flip`` pulses in
+  the cycle the copies are exchanged; from then on the IO side may write the following triangle
+  into the (new) IO copy. The flip is the only synchronisation between loading and computing.
+* ``num_triangles``: triangles per pixel (a band with 0 triangles runs no MAIN).
+
+Towards the core it drives ``start``/``start_entry`` and ``flip`` and watches ``done``,
+``result`` and ``error``; a core error stops the band (``error``; the core keeps its code/PC).
+Counters: ``io_wait_cycles`` (MAIN could start but the next triangle was not loaded yet) and
+``pixels``.
+"""
+
+from amaranth import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hdl.isa import ENTRY_INDEX
+
+__all__ = ["ControlUnit"]
+
+
+class ControlUnit(wiring.Component):
+    band_start: In(1)
+    band_done: Out(1)
+    busy: Out(1)
+    error: Out(1)
+    num_triangles: In(16)
+    tri_ready: In(1)
+    tri_flip: Out(1)
+
+    core_start: Out(1)
+    core_start_entry: Out(4)
+    core_flip: Out(1)
+    core_busy: In(1)
+    core_done: In(1)
+    core_result: In(1)
+    core_error: In(1)
+
+    io_wait_cycles: Out(32)
+    pixels: Out(32)
+
+    def elaborate(self, platform):
+        m = Module()
+        hit = Signal()
+        triangles_left = Signal(16)
+        launched = Signal()          # the current state's routine has been started
+        io_wait = Signal(32)
+        pixels = Signal(32)
+        m.d.comb += [self.io_wait_cycles.eq(io_wait), self.pixels.eq(pixels)]
+
+        def run(name, on_done):
+            """Start routine ``name`` once, then call ``on_done(result)`` when it returns."""
+            with m.If(~launched):
+                m.d.comb += [self.core_start.eq(1), self.core_start_entry.eq(ENTRY_INDEX[name])]
+                m.d.sync += launched.eq(1)
+            with m.Elif(self.core_error):       # the core stopped: so does the band
+                m.d.sync += launched.eq(0)
+                m.next = "ERROR"
+            with m.Elif(self.core_done):
+                m.d.sync += launched.eq(0)
+                on_done(self.core_result)
+
+        def _next(state):
+            m.next = state
+
+        with m.FSM():
+            with m.State("IDLE"):
+                with m.If(self.band_start):
+                    m.next = "INITIAL"
+            with m.State("INITIAL"):
+                m.d.comb += self.busy.eq(1)
+                run("INITIAL", lambda r: _next("CPPU"))
+            with m.State("CPPU"):
+                m.d.comb += self.busy.eq(1)
+                run("CPPU", lambda r: _next("USERCONSTANTS"))
+            with m.State("USERCONSTANTS"):
+                m.d.comb += self.busy.eq(1)
+                run("USERCONSTANTS", lambda r: _next("RGU"))
+            with m.State("RGU"):
+                m.d.comb += self.busy.eq(1)
+
+                def after_rgu(result):
+                    m.d.sync += [hit.eq(0), triangles_left.eq(self.num_triangles)]
+                    _next("TRIANGLE")
+                run("RGU", after_rgu)
+            with m.State("TRIANGLE"):
+                m.d.comb += self.busy.eq(1)
+                with m.If(triangles_left == 0):
+                    with m.If(hit):
+                        m.next = "PSU2"
+                    with m.Else():
+                        m.next = "PIXELSHADER"
+                with m.Elif(self.tri_ready):
+                    m.d.comb += [self.tri_flip.eq(1), self.core_flip.eq(1)]
+                    m.next = "MAIN"
+                with m.Else():
+                    m.d.sync += io_wait.eq(io_wait + 1)
+            with m.State("MAIN"):
+                m.d.comb += self.busy.eq(1)
+
+                def after_main(result):
+                    m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1)]
+                    _next("TRIANGLE")
+                run("MAIN", after_main)
+            with m.State("PSU2"):
+                m.d.comb += self.busy.eq(1)
+                run("PSU2", lambda r: _next("PIXELSHADER"))
+            with m.State("PIXELSHADER"):
+                m.d.comb += self.busy.eq(1)
+                run("PIXELSHADER", lambda r: _next("NPG"))
+            with m.State("NPG"):
+                m.d.comb += self.busy.eq(1)
+
+                def after_npg(more):
+                    m.d.sync += pixels.eq(pixels + 1)
+                    with m.If(more):
+                        _next("RGU")
+                    with m.Else():
+                        m.d.comb += self.band_done.eq(1)
+                        _next("IDLE")
+                run("NPG", after_npg)
+            with m.State("ERROR"):
+                m.d.comb += self.error.eq(1)
+                with m.If(self.band_start):
+                    m.next = "INITIAL"
+        return m

@@ -1,0 +1,67 @@
+"""A shader core: the execution core (hdl/core.py) with its control unit (hdl/control_unit.py).
+
+This is the unit the GPU replicates. It renders the bands it is given: the IO side writes the
+configuration rows (0-7) and streams triangles into the swap bank's IO copy, texture and output
+memory answer TMREAD and OMWRITE. Ports are the two parts' outward ports, unchanged:
+
+* band control: ``band_start``, ``band_done``, ``busy``, ``error`` (+ ``error_code``,
+  ``error_pc`` of the core), ``num_triangles``, ``omem_base`` (the band's output word offset);
+* triangle streaming: ``tri_ready``, ``tri_flip``, and the register write port ``io_valid``,
+  ``io_addr``, ``io_data``, ``io_ready``;
+* user code: ``imem_we``, ``imem_addr``, ``imem_data``;
+* memories: ``tm_req``/``tm_resp`` (texture words), ``om_req`` (output words);
+* ``counters`` (the core's) and ``io_wait_cycles``, ``pixels`` (the control unit's).
+"""
+
+from amaranth import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hdl.core import Core, Counters
+from hdl.control_unit import ControlUnit
+
+__all__ = ["ShaderCore"]
+
+
+class ShaderCore(wiring.Component):
+    def __init__(self, rom, **core_params):
+        self.core = Core(rom, **core_params)
+        self.control = ControlUnit()
+        core_sig = self.core.signature.members
+        members = {name: core_sig[name] for name in (
+            "error_code", "error_pc", "io_valid", "io_addr", "io_data", "io_ready",
+            "imem_we", "imem_addr", "imem_data", "omem_base", "tm_req", "tm_resp", "om_req",
+            "counters", "swap_sel")}
+        ctl_sig = self.control.signature.members
+        members.update({name: ctl_sig[name] for name in (
+            "band_start", "band_done", "busy", "error", "num_triangles", "tri_ready", "tri_flip",
+            "io_wait_cycles", "pixels")})
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        m.submodules.control = ctl = self.control
+        m.d.comb += [
+            core.start.eq(ctl.core_start),
+            core.start_direct.eq(0),
+            core.start_entry.eq(ctl.core_start_entry),
+            core.flip.eq(ctl.core_flip),
+            ctl.core_busy.eq(core.busy),
+            ctl.core_done.eq(core.done),
+            ctl.core_result.eq(core.result),
+            ctl.core_error.eq(core.error),
+        ]
+        for name in ("band_start", "num_triangles", "tri_ready"):
+            m.d.comb += getattr(ctl, name).eq(getattr(self, name))
+        for name in ("band_done", "busy", "error", "tri_flip", "io_wait_cycles", "pixels"):
+            m.d.comb += getattr(self, name).eq(getattr(ctl, name))
+        for name in ("io_valid", "io_addr", "io_data", "imem_we", "imem_addr", "imem_data",
+                     "omem_base"):
+            m.d.comb += getattr(core, name).eq(getattr(self, name))
+        for name in ("error_code", "error_pc", "io_ready", "counters", "swap_sel"):
+            m.d.comb += getattr(self, name).eq(getattr(core, name))
+        wiring.connect(m, wiring.flipped(self.tm_req), core.tm_req)
+        wiring.connect(m, core.tm_resp, wiring.flipped(self.tm_resp))
+        wiring.connect(m, wiring.flipped(self.om_req), core.om_req)
+        return m
