@@ -35,7 +35,7 @@ State changes on the clock edge: the FC instruction's effects when ``valid`` and
 ALU writes whenever given.
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
@@ -106,11 +106,15 @@ class FlowControlEngine(wiring.Component):
         alu_r = Signal(L, name="alu_result_r")
         pred_r = [Signal(4, name=f"lane{i}_pred") for i in range(L)]
         self.loop_sp = loop_sp_r = Signal(range(self.loop_depth + 1), name="loop_sp")
-        loop_count = [Signal(8, name=f"loop{i}_count") for i in range(self.loop_depth)]
-        loop_al = [Signal(8, name=f"loop{i}_aL") for i in range(self.loop_depth)]
-        loop_is_loop = [Signal(name=f"loop{i}_is_loop") for i in range(self.loop_depth)]
+        # stack entries above the stack pointer are never read: no reset needed
+        loop_count = [Signal(8, name=f"loop{i}_count", reset_less=True)
+                      for i in range(self.loop_depth)]
+        loop_al = [Signal(8, name=f"loop{i}_aL", reset_less=True) for i in range(self.loop_depth)]
+        loop_is_loop = [Signal(name=f"loop{i}_is_loop", reset_less=True)
+                        for i in range(self.loop_depth)]
         self.addr_sp = addr_sp_r = Signal(range(self.addr_depth + 1), name="addr_sp")
-        addr_stack = [Signal(self.jump_addr_bits, name=f"addr{i}") for i in range(self.addr_depth)]
+        addr_stack = [Signal(self.jump_addr_bits, name=f"addr{i}", reset_less=True)
+                      for i in range(self.addr_depth)]
         self.alu_result_r, self.pred_r = alu_r, pred_r
 
         start = self.start

@@ -42,10 +42,10 @@ __all__ = [
     "LaneState", "FcError", "FlowControlError", "FcAddr", "LoopEntry", "FlowControl",
     "fc_inst", "fc_if", "fc_else", "fc_endif", "fc_loop", "fc_rep", "fc_endloop", "fc_endrep",
     "fc_break", "fc_continue", "fc_call", "fc_ret",
-    "theia_branch", "theia_jmp", "theia_call", "theia_ret", "int_const",
-    "FcOp", "AluOp", "FlatProgram", "run_lockstep", "LockstepResult",
+    "theia_branch", "theia_jmp", "theia_call", "theia_ret", "int_const", "select_int_const",
+    "FcOp", "AluOp", "FlatProgram", "run_lockstep", "LockstepResult", "alu_lane_values",
     "Cond", "Alu", "If", "Loop", "Break", "Continue", "Call", "Program",
-    "compile_program", "run_lane", "random_program",
+    "compile_program", "run_lane", "random_program", "lane_values",
 ]
 
 
@@ -159,8 +159,8 @@ class FlowControl:
 
     def start(self, pc, covered=None, code_offset=0):
         """Start of a program: all lanes ACTIVE (counter 0), alu_result = pred = 0, stacks empty."""
-        self.pc = pc & self._pc_mask
-        self.code_offset = code_offset & self._pc_mask
+        self.pc = pc & self.pc_mask
+        self.code_offset = code_offset & self.pc_mask
         self.covered = [1] * self.lanes if covered is None else _bits(covered, self.lanes)
         self.lane = [Lane() for _ in range(self.lanes)]
         self.alu_result = [0] * self.lanes
@@ -169,7 +169,7 @@ class FlowControl:
         self.addr_stack = []
 
     @property
-    def _pc_mask(self):
+    def pc_mask(self):
         return (1 << self.jump_addr_bits) - 1
 
     @property
@@ -202,7 +202,7 @@ class FlowControl:
 
     def advance(self):
         """PC += 1 after a non-FC instruction."""
-        self.pc = (self.pc + 1) & self._pc_mask
+        self.pc = (self.pc + 1) & self.pc_mask
 
     # --- one FC instruction ------------------------------------------------------------------
 
@@ -264,7 +264,7 @@ class FlowControl:
 
         # 4. opcode
         if op in (FcOpcode.LOOP, FcOpcode.REP):
-            k = US_INT_CONST.unpack(_int_const(int_consts, a.int_addr))
+            k = US_INT_CONST.unpack(select_int_const(int_consts, a.int_addr))
             if k["KR"] == 0:
                 jump = True
             if len(loop) >= self.loop_depth:
@@ -284,7 +284,7 @@ class FlowControl:
                 top = loop[-1]
                 top.count = (top.count - 1) & 0xFF
                 if op == FcOpcode.ENDLOOP:
-                    kb = US_INT_CONST.unpack(_int_const(int_consts, a.int_addr))["KB"]
+                    kb = US_INT_CONST.unpack(select_int_const(int_consts, a.int_addr))["KB"]
                     top.aL = (top.aL + _sext8(kb)) & 0xFF
                 if top.count == 0:
                     jump = False
@@ -329,7 +329,7 @@ class FlowControl:
             if f["A_OP"] == AddrOp.PUSH:
                 if len(addr) >= self.addr_depth:
                     raise FlowControlError(FcError.ADDR_OVERFLOW, pc, f"push at depth {len(addr)}")
-                addr.append((pc + 1) & self._pc_mask)
+                addr.append((pc + 1) & self.pc_mask)
             if f["A_OP"] == AddrOp.POP:
                 if not addr:
                     raise FlowControlError(FcError.ADDR_UNDERFLOW, pc, "pop of an empty stack")
@@ -338,7 +338,7 @@ class FlowControl:
                 next_pc = a.jump_addr + (0 if a.jump_global else self.code_offset)
         else:
             next_pc = pc + 1
-        next_pc &= self._pc_mask
+        next_pc &= self.pc_mask
 
         self.lane, self.loop_stack, self.addr_stack, self.pc = lane, loop, addr, next_pc
         return jump, next_pc
@@ -350,7 +350,8 @@ class FlowControl:
                 l.state, l.value = LaneState.ACTIVE, 0
 
 
-def _int_const(int_consts, index):
+def select_int_const(int_consts, index):
+    """INT_CONST[index] of a sequence or dict of words (missing ones read 0)."""
     if int_consts is None:
         return 0
     if isinstance(int_consts, dict):
@@ -606,85 +607,104 @@ class Program:
     bool_const: int = 0
 
 
+class _Label:
+    """A code address, known once the code is laid out."""
+    addr = None
+
+
+class _At(NamedTuple):
+    label: _Label
+    offset: int = 0
+
+
+class _PendingFc(NamedTuple):
+    builder: Callable       # fc_if, fc_loop, ...: (args) -> (inst word, FcAddr)
+    args: tuple             # may hold _At references
+    pred: tuple             # (pred_sel, pred_inv)
+    note: str
+
+
 def compile_program(program, base=0, relative=False):
     """Mesa's mapping (§2 table) of a structured program to a flat program: main, then the
     program end, then the functions (each ending in RET). With ``relative`` the jump addresses
     are relative to ``base`` (JUMP_GLOBAL = 0, code offset = base), as R500 programs have them."""
     code = []
-    fixups = []             # (index, callable(labels) -> FcOp)
-    labels = {}
+    functions = {name: _Label() for name in program.functions}
 
-    def emit(item):
-        code.append(item)
-        return base + len(code) - 1
+    def fc(builder, *args, pred=(0, 0), note=""):
+        code.append(_PendingFc(builder, args, pred, note))
 
-    def later(make):
-        fixups.append((len(code), make))
-        code.append(None)
-        return base + len(code) - 1
+    def place(label):
+        label.addr = base + len(code)
 
-    def block(nodes, loop_info, depth):
-        # loop_info: (rep, label of the loop) of the innermost loop; depth: IFs open inside it
+    def block(nodes, loop, depth):
+        # loop: (rep, ENDLOOP label) of the innermost loop; depth: IFs open inside that loop
         for node in nodes:
             if isinstance(node, Alu):
-                emit(AluOp(node.id, node.fn))
+                code.append(AluOp(node.id, node.fn))
             elif isinstance(node, If):
-                psel, pinv = node.cond.fc_fields()
-                jf = node.cond.jump_func(jump_if=False)
-                has_else = node.else_ is not None
-                key = object()
-                later(lambda L, key=key, jf=jf, has_else=has_else, psel=psel, pinv=pinv, c=node.cond:
-                      FcOp(*fc_if(L[key, "else"] + 1 if has_else else L[key, "endif"] + 1,
-                                  has_else, jf, c.bool_addr), psel, pinv, "IF"))
-                block(node.then, loop_info, depth + 1)
+                c, has_else = node.cond, node.else_ is not None
+                else_, endif = _Label(), _Label()
+                fc(fc_if, _At(else_ if has_else else endif, 1), has_else, c.jump_func(False),
+                   c.bool_addr, pred=c.fc_fields(), note="IF")
+                block(node.then, loop, depth + 1)
                 if has_else:
-                    labels[key, "else"] = later(
-                        lambda L, key=key: FcOp(*fc_else(L[key, "endif"] + 1), note="ELSE"))
-                    block(node.else_, loop_info, depth + 1)
-                labels[key, "endif"] = pc = base + len(code)
-                emit(FcOp(*fc_endif(pc + 1), note="ENDIF"))
+                    place(else_)
+                    fc(fc_else, _At(endif, 1), note="ELSE")
+                    block(node.else_, loop, depth + 1)
+                place(endif)
+                fc(fc_endif, _At(endif, 1), note="ENDIF")
             elif isinstance(node, Loop):
-                key = object()
-                k = node.int_addr
-                start = later(lambda L, key=key, k=k, rep=node.rep:
-                              FcOp(*(fc_rep if rep else fc_loop)(L[key, "end"], k),
-                                   note="REP" if rep else "LOOP"))
-                block(node.body, (node.rep, key), 0)
-                labels[key, "end"] = emit(FcOp(*(fc_endrep if node.rep else fc_endloop)(start + 1, k),
-                                               note="ENDREP" if node.rep else "ENDLOOP"))
+                start, end = _Label(), _Label()
+                place(start)
+                fc(fc_rep if node.rep else fc_loop, _At(end), node.int_addr,
+                   note="REP" if node.rep else "LOOP")
+                block(node.body, (node.rep, end), 0)
+                place(end)
+                fc(fc_endrep if node.rep else fc_endloop, _At(start, 1), node.int_addr,
+                   note="ENDREP" if node.rep else "ENDLOOP")
             elif isinstance(node, (Break, Continue)):
-                if loop_info is None:
+                if loop is None:
                     raise ValueError(f"{type(node).__name__} outside a loop")
-                rep, key = loop_info
+                rep, end = loop
                 c = node.cond
-                jf = JumpFunc.ALWAYS if c is None else c.jump_func(jump_if=True)
-                psel, pinv = (0, 0) if c is None else c.fc_fields()
-                baddr = 0 if c is None else c.bool_addr
+                jf = JumpFunc.ALWAYS if c is None else c.jump_func(True)
+                pred = (0, 0) if c is None else c.fc_fields()
+                bool_addr = 0 if c is None else c.bool_addr
                 if isinstance(node, Break):
-                    later(lambda L, key=key, rep=rep, d=depth, jf=jf, psel=psel, pinv=pinv, baddr=baddr:
-                          FcOp(*fc_break(L[key, "end"] + 1, d, rep, jf, baddr), psel, pinv, "BREAK"))
+                    fc(fc_break, _At(end, 1), depth, rep, jf, bool_addr, pred=pred, note="BREAK")
                 else:
-                    later(lambda L, key=key, d=depth, jf=jf, psel=psel, pinv=pinv, baddr=baddr:
-                          FcOp(*fc_continue(L[key, "end"], d, jf, baddr), psel, pinv, "CONTINUE"))
+                    fc(fc_continue, _At(end), depth, jf, bool_addr, pred=pred, note="CONTINUE")
             elif isinstance(node, Call):
-                later(lambda L, name=node.func: FcOp(*fc_call(L["func", name]), note=f"CALL {name}"))
+                if node.func not in functions:
+                    raise ValueError(f"CALL of an undefined function {node.func!r}")
+                fc(fc_call, _At(functions[node.func]), note=f"CALL {node.func}")
             else:
                 raise TypeError(f"not a structured-program node: {node!r}")
 
     block(program.main, None, 0)
     end = base + len(code)
-    emit(AluOp(-1))             # never executed: the program ends when PC reaches it
+    code.append(AluOp(-1))      # never executed: the program ends when PC reaches it
     for name, body in program.functions.items():
-        labels["func", name] = base + len(code)
+        place(functions[name])
         block(body, None, 0)
-        emit(FcOp(*fc_ret(), note=f"RET {name}"))
-    for index, make in fixups:
-        code[index] = make(labels)
-    if relative:
-        code = [FcOp(c.inst, c.addr._replace(jump_addr=c.addr.jump_addr - base, jump_global=0),
-                     c.pred_sel, c.pred_inv, c.note)
-                if isinstance(c, FcOp) and c.addr.jump_addr >= base else c for c in code]
-    return FlatProgram(code, base, end, list(program.int_consts), program.bool_const,
+        fc(fc_ret, note=f"RET {name}")
+
+    def resolve(arg):
+        if not isinstance(arg, _At):
+            return arg
+        addr = arg.label.addr + arg.offset
+        return addr - base if relative else addr
+
+    flat = []
+    for item in code:
+        if isinstance(item, _PendingFc):
+            inst, addr = item.builder(*map(resolve, item.args))
+            if relative and item.builder is not fc_ret:
+                addr = addr._replace(jump_global=0)
+            item = FcOp(inst, addr, *item.pred, item.note)
+        flat.append(item)
+    return FlatProgram(flat, base, end, list(program.int_consts), program.bool_const,
                        base if relative else 0)
 
 
@@ -738,7 +758,7 @@ def run_lane(program, lane):
                 elif node.else_ is not None:
                     run(node.else_)
             elif isinstance(node, Loop):
-                kw = US_INT_CONST.unpack(_int_const(program.int_consts, node.int_addr))
+                kw = US_INT_CONST.unpack(select_int_const(program.int_consts, node.int_addr))
                 al_stack.append(None if node.rep else kw["KG"])
                 for _ in range(kw["KR"]):
                     try:
@@ -814,7 +834,7 @@ def random_program(rng, max_loop_nest=3, max_if_nest=4, max_stmts=40, max_calls=
     names = [f"f{i}" for i in range(n_funcs)]
     func_nest = {}          # loops a call of the function can add (incl. its callees)
 
-    def body(loop_nest, loop_avail, if_nest, in_loop, callable_funcs, size):
+    def body(loop_avail, if_nest, in_loop, callable_funcs, size):
         nodes = []
         for _ in range(size):
             if budget[0] <= 0:
@@ -826,15 +846,14 @@ def random_program(rng, max_loop_nest=3, max_if_nest=4, max_stmts=40, max_calls=
             elif r < 0.6 and if_nest < max_if_nest:
                 c = cond()
                 pre = [alu()] if c.source != "bool" else []
-                then = body(loop_nest, loop_avail, if_nest + 1, in_loop, callable_funcs,
+                then = body(loop_avail, if_nest + 1, in_loop, callable_funcs,
                             rng.randint(1, 3))
-                else_ = (body(loop_nest, loop_avail, if_nest + 1, in_loop, callable_funcs,
+                else_ = (body(loop_avail, if_nest + 1, in_loop, callable_funcs,
                               rng.randint(1, 3)) if rng.random() < 0.5 else None)
                 nodes += pre + [If(c, then, else_)]
             elif r < 0.78 and loop_avail > 0:
-                nodes.append(Loop(rng.randrange(8), body(loop_nest + 1, loop_avail - 1, if_nest,
-                                                          True, callable_funcs, rng.randint(1, 4)),
-                                  rep=rng.random() < 0.35))
+                loop_body = body(loop_avail - 1, if_nest, True, callable_funcs, rng.randint(1, 4))
+                nodes.append(Loop(rng.randrange(8), loop_body, rep=rng.random() < 0.35))
             elif r < 0.9 and in_loop:
                 kind = Break if rng.random() < 0.5 else Continue
                 if rng.random() < 0.5:
@@ -860,13 +879,13 @@ def random_program(rng, max_loop_nest=3, max_if_nest=4, max_stmts=40, max_calls=
         nest = rng.randint(0, 1)
         budget[0] = max_stmts // 3
         callees = names[i + 1:]
-        functions[names[i]] = body(0, nest, 0, False, [c for c in callees if func_nest[c] <= nest],
+        functions[names[i]] = body(nest, 0, False, [c for c in callees if func_nest[c] <= nest],
                                    rng.randint(1, 4))
         # calls inside check the callee's need against the loops still available, so a call
         # of this function never opens more than ``nest`` loops
         func_nest[names[i]] = nest
     budget[0] = max_stmts
-    main = body(0, max_loop_nest, 0, False, names, rng.randint(3, 8))
+    main = body(max_loop_nest, 0, False, names, rng.randint(3, 8))
 
     int_consts = [0] * 32
     for i in range(8):

@@ -202,6 +202,7 @@ class Core:
         executed = 0
         try:
             while True:
+                here = pc
                 d = self.decoded(pc)
                 if self.trace is not None:
                     self.trace(pc, d)
@@ -248,7 +249,8 @@ class Core:
                 else:                                     # NOP
                     pc += 1
                 if executed >= steps_left:
-                    raise RunawayRoutine(f"{name} did not RETURN within {steps_left} instructions", pc)
+                    raise RunawayRoutine(f"{name} did not RETURN within {steps_left} instructions",
+                                         here)
         finally:
             self.stats.instructions += executed
 

@@ -101,7 +101,7 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                 cycles += 1
                 if max_cycles and cycles > max_cycles:
                     raise RuntimeError(f"no end of band {band} after {max_cycles} cycles")
-                if progress and cycles % 10000 == 0:
+                if progress and cycles % 1000 == 0:
                     progress(ctx.get(dut.pixels), cycles)
         counters = ctx.get(dut.counters)
         stats.update({

@@ -17,9 +17,9 @@ from hdl.fc_engine import FlowControlEngine
 from sim.fc_model import (
     FcError, FlowControlError, FlowControl, FcOp, AluOp, FlatProgram, Cond, Alu, If, Loop, Call,
     Program, compile_program, run_lane, random_program, int_const, alu_lane_values,
-    theia_branch, theia_jmp, theia_call, theia_ret, fc_ret, fc_endloop,
+    theia_branch, theia_call, theia_ret, fc_ret, fc_loop, fc_endloop, select_int_const,
 )
-from sim.fc_model import _int_const
+
 from tests.test_fc_model import DIRECTED, theia_program
 
 
@@ -88,7 +88,7 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
                         ctx.set(dut.pred, [p | (rng.getrandbits(4) if not active >> i & 1 else 0)
                                            for i, p in enumerate(preds)])
                     model.advance()
-                    nxt = (pc + 1) & model._pc_mask
+                    nxt = (pc + 1) & model.pc_mask
                     if nxt != prog.end and isinstance(prog.at(nxt), FcOp) and rng.random() < fuse:
                         pc, insn = nxt, prog.at(nxt)    # the FC instruction in the same cycle
                         where = (job.name, hex(pc))
@@ -104,7 +104,8 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
                 ctx.set(dut.pc, pc)
                 ctx.set(dut.inst.as_value(), insn.inst)
                 ctx.set(dut.addr, insn.addr._asdict())
-                ctx.set(dut.int_const.as_value(), _int_const(prog.int_consts, insn.addr.int_addr))
+                ctx.set(dut.int_const.as_value(),       # the core's INT_CONST lookup
+                        select_int_const(prog.int_consts, insn.addr.int_addr))
                 ctx.set(dut.pred_sel, insn.pred_sel)
                 ctx.set(dut.pred_inv, insn.pred_inv)
                 assert ctx.get(dut.active) == model.active_mask(), where
@@ -302,3 +303,13 @@ def test_theia_ret_underflow_and_jump_targets():
     run_on_engine([job], 1, fuse=1.0)
     assert [i for i, _ in job.traces[0]] == [0, 1]
     assert job.error == FcError.ADDR_UNDERFLOW
+
+
+def test_theia_without_loop_stack():
+    """loop_depth = 0 (a core that never loops): jumps work, a LOOP is an overflow."""
+    jobs = [Job(theia_program(), name="theia"),
+            Job(FlatProgram([AluOp(0), FcOp(*fc_loop(3, 0))]), name="loop")]
+    jobs[1].flat.int_consts[0] = int_const(1)
+    run_on_engine(jobs, 1, fuse=1.0, loop_depth=0)
+    assert [i for i, _ in jobs[0].traces[0]] == [0, 1, 1, 1, 1, 3, 4, 3, 4, 2]
+    assert jobs[1].error == FcError.LOOP_OVERFLOW

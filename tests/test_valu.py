@@ -229,3 +229,14 @@ def test_collision_flag_is_sticky():
     sim.run()
     assert seen[:gap] == [0] * gap
     assert seen[-4:] == [1, 1, 1, 1]
+
+
+def test_bench_pysim_backend_smoke(capsys):
+    """bench.alu_random end to end on the Python simulator (a few operations, two opcodes)."""
+    import json
+
+    from bench import alu_random
+    assert alu_random.main(["--ops", "20", "--only", "div,swizzle3d"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["DIV"]["checked"] == 20 and report["SWIZZLE3D"]["mismatches"] == 0
+    assert report["_total"]["checked"] == 40

@@ -1,0 +1,291 @@
+"""Driving a compiled top (sim/fast/build.py) from Python through ctypes.
+
+``FastSim(top)`` builds (or finds in the cache) the model of an Amaranth component and loads it.
+Ports are named as Verilog names them (``tm_req__payload``); the clock and reset are implicit.
+
+    sim = FastSim(Core(rom))                       # or FastSim(lambda: Core(rom))
+    sim.reset()
+    sim.set("start", 1); sim.step(); sim.set("start", 0)
+    cycles = sim.run_until(["done", "error"], max_cycles=10_000_000)
+    counters = sim.get_fields("counters")           # data.Const of the view's layout
+
+Texture/output style memories can be served inside the C++ loop (``serve_reads``,
+``serve_writes``), and a 32-bit host bus (docs/host-interface.md) is driven by ``bus_write``,
+``bus_read`` and ``bus_poll``, each performing the handshakes cycle by cycle in C++.
+"""
+
+import ctypes
+import time
+
+import numpy as np
+
+from sim.fast.build import build, DEFAULT_BACKEND, BACKENDS
+
+__all__ = ["FastSim", "FastSimError"]
+
+_u32p = ctypes.POINTER(ctypes.c_uint32)
+_libraries = {}                 # path -> CDLL (a library is loaded once per process)
+
+
+class FastSimError(Exception):
+    pass
+
+
+def _load(path):
+    path = str(path)
+    if path in _libraries:
+        return _libraries[path]
+    lib = ctypes.CDLL(path)
+    c = ctypes
+    for name, restype, argtypes in (
+            ("theia_num_ports", c.c_int, []),
+            ("theia_port_name", c.c_char_p, [c.c_int]),
+            ("theia_port_width", c.c_int, [c.c_int]),
+            ("theia_port_dir", c.c_int, [c.c_int]),
+            ("theia_create", c.c_void_p, []),
+            ("theia_destroy", None, [c.c_void_p]),
+            ("theia_error", c.c_char_p, [c.c_void_p]),
+            ("theia_cycles", c.c_uint64, [c.c_void_p]),
+            ("theia_get", c.c_uint64, [c.c_void_p, c.c_int]),
+            ("theia_set", None, [c.c_void_p, c.c_int, c.c_uint64]),
+            ("theia_get_words", None, [c.c_void_p, c.c_int, _u32p]),
+            ("theia_set_words", None, [c.c_void_p, c.c_int, _u32p]),
+            ("theia_step", None, [c.c_void_p, c.c_uint64]),
+            ("theia_reset", None, [c.c_void_p, c.c_uint64]),
+            ("theia_run_until", c.c_uint64, [c.c_void_p, c.POINTER(c.c_int), c.c_int,
+                                             c.c_uint64]),
+            ("theia_add_read_server", c.c_int, [c.c_void_p] + [c.c_int] * 5
+             + [_u32p, c.c_uint64]),
+            ("theia_add_write_server", c.c_int, [c.c_void_p] + [c.c_int] * 3
+             + [_u32p, c.c_uint64]),
+            ("theia_set_bus", None, [c.c_void_p] + [c.c_int] * 7),
+            ("theia_bus_write", c.c_int64, [c.c_void_p, c.c_uint32, _u32p, c.c_uint64, c.c_int,
+                                            c.c_uint64]),
+            ("theia_bus_write_scatter", c.c_int64, [c.c_void_p, _u32p, _u32p, c.c_uint64,
+                                                    c.c_uint64]),
+            ("theia_bus_read", c.c_int64, [c.c_void_p, c.c_uint32, _u32p, c.c_uint64,
+                                           c.c_uint64]),
+            ("theia_bus_poll", c.c_int64, [c.c_void_p, c.c_uint32, c.c_uint32, c.c_uint64,
+                                           _u32p]),
+    ):
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    _libraries[path] = lib
+    return lib
+
+
+def _words(array):
+    """A C-contiguous uint32 numpy array and its pointer (the array must be kept alive)."""
+    array = np.ascontiguousarray(array, dtype=np.uint32)
+    return array, array.ctypes.data_as(_u32p)
+
+
+class FastSim:
+    """A compiled simulation of ``top`` (a wiring.Component or a callable returning one).
+
+    ``backend``: "verilator" (default) or "cxxrtl". The build is cached (see build.py);
+    ``build_info`` tells whether this one came from the cache and how long it took to make.
+    """
+
+    def __init__(self, top, backend=None, jobs=2, log=None):
+        backend = backend or DEFAULT_BACKEND
+        if backend not in BACKENDS:
+            raise FastSimError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+        if callable(top) and not hasattr(top, "signature"):
+            top = top()
+        start = time.monotonic()
+        self.build_info = build(top, backend, jobs=jobs, log=log)
+        self.prepare_s = round(time.monotonic() - start, 2)
+        self.backend = backend
+        self._lib = _load(self.build_info.library)
+        self.ports = {p.name: p for p in self.build_info.ports}
+        self._index = {p.name: i for i, p in enumerate(self.build_info.ports)}
+        lib = self._lib
+        names = [lib.theia_port_name(i).decode() for i in range(lib.theia_num_ports())]
+        if names != [p.name for p in self.build_info.ports]:
+            raise FastSimError(f"{self.build_info.library}: port table does not match the design")
+        self._handle = lib.theia_create()
+        self._keep = []                      # arrays the C++ side points into
+        self._bus = False
+
+    def close(self):
+        if self._handle:
+            self._lib.theia_destroy(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- ports ------------------------------------------------------------------------------
+
+    def index(self, name):
+        try:
+            return self._index[name]
+        except KeyError:
+            raise FastSimError(f"the design has no port {name!r} (ports: "
+                               f"{', '.join(self._index)})") from None
+
+    def set(self, name, value):
+        i = self.index(name)
+        port = self.ports[name]
+        if port.direction != "in":
+            raise FastSimError(f"port {name!r} is an output")
+        value = int(value) & ((1 << port.width) - 1)
+        if port.width <= 64:
+            self._lib.theia_set(self._handle, i, value)
+        else:
+            n = (port.width + 31) // 32
+            buf = (ctypes.c_uint32 * n)(*((value >> (32 * k)) & 0xFFFF_FFFF for k in range(n)))
+            self._lib.theia_set_words(self._handle, i, buf)
+
+    def get(self, name):
+        i = self.index(name)
+        width = self.ports[name].width
+        if width <= 64:
+            return self._lib.theia_get(self._handle, i)
+        n = (width + 31) // 32
+        buf = (ctypes.c_uint32 * n)()
+        self._lib.theia_get_words(self._handle, i, buf)
+        return sum(int(w) << (32 * k) for k, w in enumerate(buf))
+
+    def get_fields(self, name):
+        """A struct port's value as a lib.data.Const of its layout (fields as attributes)."""
+        layout = self.ports[name].layout
+        if layout is None:
+            raise FastSimError(f"port {name!r} is not a data view")
+        return layout.from_bits(self.get(name))
+
+    # --- time -------------------------------------------------------------------------------
+
+    @property
+    def cycles(self):
+        """Rising edges since creation."""
+        return self._lib.theia_cycles(self._handle)
+
+    def step(self, n=1):
+        self._lib.theia_step(self._handle, n)
+
+    def reset(self, cycles=1):
+        """Hold the clock domain's reset for ``cycles`` edges. (The model starts in its reset
+        state without this; memories keep their contents.)"""
+        self._lib.theia_reset(self._handle, cycles)
+
+    def run_until(self, names, max_cycles):
+        """Step until any port of ``names`` (a name or a list) is non-zero, checked before each
+        edge, or ``max_cycles`` edges; return the edges taken."""
+        if isinstance(names, str):
+            names = [names]
+        idx = (ctypes.c_int * len(names))(*(self.index(n) for n in names))
+        return self._lib.theia_run_until(self._handle, idx, len(names), max_cycles)
+
+    # --- memories served in C++ ---------------------------------------------------------------
+
+    def serve_reads(self, req, resp, words):
+        """Answer the request stream ``req`` (payload = word address) on stream ``resp`` from
+        ``words`` (uint32 array; addresses past its end read 0): ``req.ready`` is held high,
+        the word is on ``resp`` from the second edge after the request, one per cycle, in order
+        (as sim.backends.serve_memories does). Returns the array the model reads."""
+        array, ptr = _words(words)
+        self._keep.append(array)
+        r = self._lib.theia_add_read_server(
+            self._handle, self.index(f"{req}__valid"), self.index(f"{req}__ready"),
+            self.index(f"{req}__payload"), self.index(f"{resp}__valid"),
+            self.index(f"{resp}__payload"), ptr, len(array))
+        if r:
+            raise FastSimError("at most 4 read servers")
+        return array
+
+    def serve_writes(self, req, words):
+        """Accept the stream ``req`` (payload = {addr[31:0], data[63:32]}) at once, storing data
+        into ``words`` (uint32 array, modified in place; addresses past its end are dropped)."""
+        array, ptr = _words(words)
+        self._keep.append(array)
+        self._lib.theia_add_write_server(
+            self._handle, self.index(f"{req}__valid"), self.index(f"{req}__ready"),
+            self.index(f"{req}__payload"), ptr, len(array))
+        return array
+
+    # --- host bus (docs/host-interface.md) ----------------------------------------------------
+
+    def attach_bus(self, prefix=None):
+        """Use the ports ``<prefix>__valid`` ... ``<prefix>__rdata`` (``valid`` ... when the
+        prefix is "") as the host bus; by default the one prefix that has all seven. Returns
+        the prefix."""
+        fields = ("valid", "write", "addr", "wdata", "ready", "rvalid", "rdata")
+
+        def name(prefix, field):
+            return f"{prefix}__{field}" if prefix else field
+
+        if prefix is None:
+            candidates = {""} | {n.rsplit("__", 1)[0] for n in self._index if "__" in n}
+            candidates = sorted(c for c in candidates
+                                if all(name(c, f) in self._index for f in fields))
+            if len(candidates) != 1:
+                raise FastSimError(f"cannot tell which ports are the host bus: "
+                                   f"{candidates or 'no valid/write/addr/wdata/ready/rvalid/rdata'}")
+            prefix = candidates[0]
+        self._lib.theia_set_bus(self._handle, *(self.index(name(prefix, f)) for f in fields))
+        self._bus = True
+        return prefix
+
+    def _need_bus(self):
+        if not self._bus:
+            self.attach_bus()
+
+    def _check(self, result, what):
+        if result < 0:
+            raise FastSimError(f"{what}: {self._lib.theia_error(self._handle).decode()}")
+        return result
+
+    def bus_write(self, addr, words, same_addr=False, timeout=100_000):
+        """Write ``words`` to ``addr``, ``addr + 1``, ... (all to ``addr`` if ``same_addr``);
+        returns the cycles taken."""
+        self._need_bus()
+        array, ptr = _words(words)
+        if len(array) == 0:
+            return 0
+        return self._check(self._lib.theia_bus_write(self._handle, addr, ptr, len(array),
+                                                     int(same_addr), timeout),
+                           f"bus write at {addr:#x}")
+
+    def bus_write_scatter(self, addrs, words, timeout=100_000):
+        """Write ``words[i]`` to ``addrs[i]`` for every i, in order; returns the cycles taken."""
+        self._need_bus()
+        addr_array, addr_ptr = _words(addrs)
+        word_array, word_ptr = _words(words)
+        if len(addr_array) != len(word_array):
+            raise FastSimError("bus_write_scatter: addrs and words differ in length")
+        if len(addr_array) == 0:
+            return 0
+        return self._check(self._lib.theia_bus_write_scatter(self._handle, addr_ptr, word_ptr,
+                                                             len(addr_array), timeout),
+                           "bus write")
+
+    def bus_read(self, addr, n, timeout=100_000):
+        """Read ``n`` words from ``addr`` ...; returns a uint32 numpy array."""
+        self._need_bus()
+        out = np.zeros(n, dtype=np.uint32)
+        if n:
+            self._check(self._lib.theia_bus_read(self._handle, addr, out.ctypes.data_as(_u32p),
+                                                 n, timeout), f"bus read at {addr:#x}")
+        return out
+
+    def bus_poll(self, addr, mask, max_cycles):
+        """Read ``addr`` every ~64 cycles until ``word & mask``; returns (cycles, last word).
+        cycles >= max_cycles means the bits were not seen."""
+        self._need_bus()
+        last = ctypes.c_uint32()
+        cycles = self._check(self._lib.theia_bus_poll(self._handle, addr, mask, max_cycles,
+                                                      ctypes.byref(last)),
+                             f"bus poll of {addr:#x}")
+        return cycles, last.value

@@ -1,0 +1,435 @@
+// Harness around a Verilator- or CXXRTL-compiled Amaranth top: a small C API for ctypes
+// (sim/fast/driver.py). Built by sim/fast/build.py with -DTHEIA_VERILATOR or -DTHEIA_CXXRTL;
+// the port table (THEIA_PORTS, generated into ports.inc) lists the top's ports in the order
+// the Python side indexes them.
+//
+// Timing convention (the same as an Amaranth testbench): inputs set between cycles are seen
+// at the next rising edge; outputs read between cycles are their values after the last edge
+// with the current inputs. The combinational logic is settled lazily (only when an input
+// changed since the last evaluation), so stepping without touching inputs costs two
+// evaluations per cycle (clock high, clock low).
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "theia_ports.h"    // generated: #define THEIA_PORTS THEIA_PORT(...) ...
+
+enum { DIR_IN = 0, DIR_OUT = 1 };
+
+struct PortDesc {
+    const char *name;
+    int width;
+    int dir;
+};
+
+#define THEIA_PORT(name, width, dir, vname) {name, width, dir},
+static const PortDesc port_descs[] = {
+    THEIA_PORTS
+};
+#undef THEIA_PORT
+static const int num_ports = sizeof(port_descs) / sizeof(port_descs[0]);
+
+// ------------------------------------------------------------------------------------------
+// backend: a port is a location of `width` bits, read as 32-bit little-endian chunks
+
+#if defined(THEIA_VERILATOR)
+#include "Vtop.h"
+#include "verilated.h"
+
+double sc_time_stamp() { return 0; }
+
+struct Loc {
+    void *ptr;
+    int width;
+};
+
+static uint64_t loc_get64(const Loc &l) {
+    if (l.width <= 8) return *(uint8_t *)l.ptr;
+    if (l.width <= 16) return *(uint16_t *)l.ptr;
+    if (l.width <= 32) return *(uint32_t *)l.ptr;
+    if (l.width <= 64) return *(uint64_t *)l.ptr;
+    const uint32_t *w = (const uint32_t *)l.ptr;
+    return (uint64_t)w[0] | ((uint64_t)w[1] << 32);
+}
+
+static void loc_set64(const Loc &l, uint64_t v) {
+    if (l.width <= 8) *(uint8_t *)l.ptr = (uint8_t)v;
+    else if (l.width <= 16) *(uint16_t *)l.ptr = (uint16_t)v;
+    else if (l.width <= 32) *(uint32_t *)l.ptr = (uint32_t)v;
+    else if (l.width <= 64) *(uint64_t *)l.ptr = v;
+    else {
+        uint32_t *w = (uint32_t *)l.ptr;
+        int n = (l.width + 31) / 32;
+        w[0] = (uint32_t)v;
+        w[1] = (uint32_t)(v >> 32);
+        for (int i = 2; i < n; i++) w[i] = 0;
+    }
+}
+
+static void loc_get_words(const Loc &l, uint32_t *out) {
+    if (l.width <= 64) {
+        uint64_t v = loc_get64(l);
+        out[0] = (uint32_t)v;
+        if (l.width > 32) out[1] = (uint32_t)(v >> 32);
+    } else {
+        memcpy(out, l.ptr, 4 * ((l.width + 31) / 32));
+    }
+}
+
+static void loc_set_words(const Loc &l, const uint32_t *in) {
+    if (l.width <= 64) {
+        uint64_t v = in[0];
+        if (l.width > 32) v |= (uint64_t)in[1] << 32;
+        loc_set64(l, v);
+    } else {
+        memcpy(l.ptr, in, 4 * ((l.width + 31) / 32));
+    }
+}
+
+struct Model {
+    VerilatedContext ctx;
+    Vtop *top;
+    std::vector<Loc> locs;
+    Loc clk, rst;
+
+    Model() {
+        ctx.randReset(0);
+        top = new Vtop(&ctx, "top");
+#define THEIA_PORT(name, width, dir, vname) locs.push_back(Loc{(void *)&top->vname, width});
+        THEIA_PORTS
+#undef THEIA_PORT
+        clk = Loc{(void *)&top->clk, 1};
+        rst = Loc{(void *)&top->rst, 1};
+        top->clk = 0;
+        top->eval();
+    }
+    ~Model() {
+        top->final();
+        delete top;
+    }
+    void eval() { top->eval(); }
+    void set_clk(int v) { top->clk = v; }
+};
+
+#elif defined(THEIA_CXXRTL)
+#include "top_cxxrtl.cc"
+
+struct Loc {
+    uint32_t *curr;
+    uint32_t *next;
+    int width;
+};
+
+static uint64_t loc_get64(const Loc &l) {
+    uint64_t v = l.curr[0];
+    if (l.width > 32) v |= (uint64_t)l.curr[1] << 32;
+    if (l.width < 64) v &= (((uint64_t)1 << l.width) - 1);
+    return v;
+}
+
+static void loc_set64(const Loc &l, uint64_t v) {
+    int n = (l.width + 31) / 32;
+    if (l.width < 64) v &= (((uint64_t)1 << l.width) - 1);
+    l.next[0] = (uint32_t)v;
+    if (n > 1) l.next[1] = (uint32_t)(v >> 32);
+    for (int i = 2; i < n; i++) l.next[i] = 0;
+}
+
+static void loc_get_words(const Loc &l, uint32_t *out) {
+    memcpy(out, l.curr, 4 * ((l.width + 31) / 32));
+}
+
+static void loc_set_words(const Loc &l, const uint32_t *in) {
+    memcpy(l.next, in, 4 * ((l.width + 31) / 32));
+}
+
+struct Model {
+    cxxrtl_design::p_top top;
+    cxxrtl::debug_items items;
+    std::vector<Loc> locs;
+    Loc clk, rst;
+
+    Loc find(const char *name, int width) {
+        auto &parts = items.table.at(name);
+        cxxrtl::debug_item &item = parts.at(0);
+        uint32_t *next = item.next ? item.next : item.curr;
+        return Loc{item.curr, next, width};
+    }
+    Model() {
+        top.debug_info(&items, nullptr, "");
+#define THEIA_PORT(name, width, dir, vname) locs.push_back(find(name, width));
+        THEIA_PORTS
+#undef THEIA_PORT
+        clk = find("clk", 1);
+        rst = find("rst", 1);
+        clk.next[0] = 0;
+        top.step();
+    }
+    void eval() { top.step(); }
+    void set_clk(int v) { clk.next[0] = v; }
+};
+
+#else
+#error "define THEIA_VERILATOR or THEIA_CXXRTL"
+#endif
+
+// ------------------------------------------------------------------------------------------
+// simulation state around the model
+
+struct ReadServer {      // answers a request stream from a word array, in order
+    int req_valid, req_ready, req_payload, resp_valid, resp_payload;
+    const uint32_t *mem;
+    uint64_t size;
+    std::deque<uint32_t> queue;
+};
+
+struct WriteServer {     // stores {addr[31:0], data[63:32]} write requests into a word array
+    int req_valid, req_ready, req_payload;
+    uint32_t *mem;
+    uint64_t size;
+};
+
+struct Bus {
+    int valid, write, addr, wdata, ready, rvalid, rdata;
+};
+
+struct Sim {
+    Model model;
+    bool dirty = true;
+    uint64_t cycles = 0;
+    std::vector<ReadServer> readers;
+    std::vector<WriteServer> writers;
+    Bus bus{-1, -1, -1, -1, -1, -1, -1};
+    std::string error;
+
+    // The falling clock edge needs an evaluation too (the models detect edges against the
+    // clock value of their last evaluation), but nothing changes on it: it is folded into the
+    // next evaluation that input changes need anyway, so a cycle costs two evaluations.
+    bool clk_low_pending = false;
+
+    void settle() {
+        if (dirty) {
+            model.eval();
+            dirty = false;
+            clk_low_pending = false;
+        }
+    }
+    uint64_t get(int i) {
+        settle();
+        return loc_get64(model.locs[i]);
+    }
+    void set(int i, uint64_t v) {
+        loc_set64(model.locs[i], v);
+        dirty = true;
+    }
+    // one rising edge; the memory servers sample their requests at the edge like an
+    // Amaranth process (ctx.tick().sample(...)) and present responses after it
+    void cycle() {
+        settle();
+        size_t nr = readers.size(), nw = writers.size();
+        bool have_req[4] = {false, false, false, false};
+        uint32_t req_addr[4] = {0, 0, 0, 0};
+        for (size_t k = 0; k < nr && k < 4; k++) {
+            ReadServer &r = readers[k];
+            if (get(r.req_valid) && get(r.req_ready)) {
+                have_req[k] = true;
+                req_addr[k] = (uint32_t)get(r.req_payload);
+            }
+        }
+        for (size_t k = 0; k < nw; k++) {
+            WriteServer &w = writers[k];
+            if (get(w.req_valid) && get(w.req_ready)) {
+                uint64_t p = get(w.req_payload);
+                uint32_t a = (uint32_t)p;
+                if (a < w.size) w.mem[a] = (uint32_t)(p >> 32);
+            }
+        }
+        if (clk_low_pending) model.eval();
+        model.set_clk(1);
+        model.eval();
+        model.set_clk(0);
+        clk_low_pending = true;
+        cycles++;
+        for (size_t k = 0; k < nr && k < 4; k++) {
+            ReadServer &r = readers[k];
+            if (!r.queue.empty()) {
+                set(r.resp_valid, 1);
+                set(r.resp_payload, r.queue.front());
+                r.queue.pop_front();
+            } else {
+                set(r.resp_valid, 0);
+            }
+            if (have_req[k]) r.queue.push_back(req_addr[k] < r.size ? r.mem[req_addr[k]] : 0);
+        }
+    }
+};
+
+extern "C" {
+
+int theia_num_ports() { return num_ports; }
+const char *theia_port_name(int i) { return port_descs[i].name; }
+int theia_port_width(int i) { return port_descs[i].width; }
+int theia_port_dir(int i) { return port_descs[i].dir; }
+
+void *theia_create() { return new Sim(); }
+void theia_destroy(void *h) { delete (Sim *)h; }
+const char *theia_error(void *h) { return ((Sim *)h)->error.c_str(); }
+uint64_t theia_cycles(void *h) { return ((Sim *)h)->cycles; }
+
+uint64_t theia_get(void *h, int i) { return ((Sim *)h)->get(i); }
+void theia_set(void *h, int i, uint64_t v) { ((Sim *)h)->set(i, v); }
+
+void theia_get_words(void *h, int i, uint32_t *out) {
+    Sim *s = (Sim *)h;
+    s->settle();
+    loc_get_words(s->model.locs[i], out);
+}
+
+void theia_set_words(void *h, int i, const uint32_t *in) {
+    Sim *s = (Sim *)h;
+    loc_set_words(s->model.locs[i], in);
+    s->dirty = true;
+}
+
+// Hold the clock domain's reset for n edges (memories keep their contents).
+void theia_reset(void *h, uint64_t n) {
+    Sim *s = (Sim *)h;
+    loc_set64(s->model.rst, 1);
+    s->dirty = true;
+    for (uint64_t k = 0; k < n; k++) s->cycle();
+    loc_set64(s->model.rst, 0);
+    s->dirty = true;
+    for (auto &r : s->readers) r.queue.clear();
+}
+
+void theia_step(void *h, uint64_t n) {
+    Sim *s = (Sim *)h;
+    for (uint64_t k = 0; k < n; k++) s->cycle();
+}
+
+// Step until any of the ports `idx[0..n)` is non-zero (checked before each edge) or until
+// max_cycles edges; returns the number of edges taken.
+uint64_t theia_run_until(void *h, const int *idx, int n, uint64_t max_cycles) {
+    Sim *s = (Sim *)h;
+    uint64_t k = 0;
+    for (;;) {
+        for (int j = 0; j < n; j++)
+            if (s->get(idx[j])) return k;
+        if (k >= max_cycles) return k;
+        s->cycle();
+        k++;
+    }
+}
+
+int theia_add_read_server(void *h, int req_valid, int req_ready, int req_payload, int resp_valid,
+                          int resp_payload, const uint32_t *mem, uint64_t size) {
+    Sim *s = (Sim *)h;
+    if (s->readers.size() >= 4) return -1;
+    s->readers.push_back(ReadServer{req_valid, req_ready, req_payload, resp_valid, resp_payload,
+                                    mem, size, {}});
+    s->set(req_ready, 1);
+    return 0;
+}
+
+int theia_add_write_server(void *h, int req_valid, int req_ready, int req_payload, uint32_t *mem,
+                           uint64_t size) {
+    Sim *s = (Sim *)h;
+    s->writers.push_back(WriteServer{req_valid, req_ready, req_payload, mem, size});
+    s->set(req_ready, 1);
+    return 0;
+}
+
+void theia_set_bus(void *h, int valid, int write, int addr, int wdata, int ready, int rvalid,
+                   int rdata) {
+    Sim *s = (Sim *)h;
+    s->bus = Bus{valid, write, addr, wdata, ready, rvalid, rdata};
+    s->set(valid, 0);
+}
+
+// Host-bus writes of words[0..n) to addr, addr+1, ... (or all to addr if `same_addr`), one
+// request per cycle as fast as `ready` allows. Returns cycles, or -1 if a request waited
+// longer than `timeout` cycles.
+int64_t theia_bus_write(void *h, uint32_t addr, const uint32_t *words, uint64_t n, int same_addr,
+                        uint64_t timeout) {
+    Sim *s = (Sim *)h;
+    Bus &b = s->bus;
+    uint64_t start = s->cycles;
+    s->set(b.write, 1);
+    for (uint64_t i = 0; i < n; i++) {
+        s->set(b.valid, 1);
+        s->set(b.addr, same_addr ? addr : addr + (uint32_t)i);
+        s->set(b.wdata, words[i]);
+        uint64_t waited = 0;
+        while (!s->get(b.ready)) {
+            if (++waited > timeout) {
+                s->set(b.valid, 0);
+                s->error = "host bus write at " + std::to_string(addr + i) + " not accepted";
+                return -1;
+            }
+            s->cycle();
+        }
+        s->cycle();
+    }
+    s->set(b.valid, 0);
+    s->set(b.write, 0);
+    return (int64_t)(s->cycles - start);
+}
+
+// Host-bus writes of words[i] to addrs[i], i = 0..n), one request per cycle as fast as
+// `ready` allows. Returns cycles, or -1 on timeout.
+int64_t theia_bus_write_scatter(void *h, const uint32_t *addrs, const uint32_t *words, uint64_t n,
+                                uint64_t timeout) {
+    Sim *s = (Sim *)h;
+    uint64_t start = s->cycles;
+    for (uint64_t i = 0; i < n; i++)
+        if (theia_bus_write(h, addrs[i], words + i, 1, 0, timeout) < 0) return -1;
+    return (int64_t)(s->cycles - start);
+}
+
+// Host-bus reads of n words from addr, addr+1, ... into out; requests are pipelined, data is
+// taken in the cycles `rvalid` is high. Returns cycles, or -1 on timeout.
+int64_t theia_bus_read(void *h, uint32_t addr, uint32_t *out, uint64_t n, uint64_t timeout) {
+    Sim *s = (Sim *)h;
+    Bus &b = s->bus;
+    uint64_t start = s->cycles, issued = 0, got = 0, idle = 0;
+    s->set(b.write, 0);
+    while (got < n) {
+        s->set(b.valid, issued < n);
+        s->set(b.addr, addr + (uint32_t)issued);
+        bool accepted = issued < n && s->get(b.ready);
+        if (s->get(b.rvalid)) {
+            out[got++] = (uint32_t)s->get(b.rdata);
+            idle = 0;
+        } else if (++idle > timeout) {
+            s->set(b.valid, 0);
+            s->error = "host bus read at " + std::to_string(addr + got) + " not answered";
+            return -1;
+        }
+        if (accepted) issued++;
+        s->cycle();
+    }
+    s->set(b.valid, 0);
+    return (int64_t)(s->cycles - start);
+}
+
+// Read the word at `addr` repeatedly until (word & mask) != 0 or `max_cycles` have passed;
+// returns the cycles taken (>= max_cycles: not seen), -1 on a bus timeout; *last = last word.
+int64_t theia_bus_poll(void *h, uint32_t addr, uint32_t mask, uint64_t max_cycles,
+                       uint32_t *last) {
+    Sim *s = (Sim *)h;
+    uint64_t start = s->cycles;
+    for (;;) {
+        if (theia_bus_read(h, addr, last, 1, 10000) < 0) return -1;
+        if (*last & mask) return (int64_t)(s->cycles - start);
+        uint64_t spent = s->cycles - start;
+        if (spent >= max_cycles) return (int64_t)spent;
+        // don't hammer the bus every cycle: it is cheap but the GPU may arbitrate
+        uint64_t gap = max_cycles - spent < 64 ? max_cycles - spent : 64;
+        for (uint64_t k = 0; k < gap; k++) s->cycle();
+    }
+}
+
+}  // extern "C"

@@ -1,0 +1,241 @@
+"""The fast simulation backend (sim/fast/): compiled models agree with Amaranth's simulator.
+
+* random programs (sim/random_program.py) on ``hdl.core.Core``, one model for the batch: the
+  output memory, RETURN value and all seven performance counters must be identical to the
+  pysim run of the same sequence, i.e. cycle-exact (texture reads and output writes are served
+  inside the C++ loop with the same timing as ``sim.backends.serve_memories``);
+* the host-bus helpers (write, pipelined read with wait states, polling) on a small
+  memory-mapped test component, on both backends;
+* once hdl/gpu.py exists: a tiny frame on the GPU through its host bus equals the model's.
+
+Builds are cached (~/.cache/theia-gpu or $THEIA_CACHE): the first run builds the Core model
+with Verilator (about a minute), later runs reuse it. Skipped when Verilator, g++ or Yosys are
+missing.
+"""
+
+import importlib.util
+
+import numpy as np
+import pytest
+from amaranth import Module, Signal, Mux
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+from firmware.asm import assemble
+from firmware.rom import default_rom
+from hdl.core import Core
+from hdl.isa import USER_CODE_START
+from sim.backends import MemoryModel, load_code, serve_memories
+from sim.random_program import random_program
+from sim.fast import check_tools, FastSim
+
+TMEM_WORDS = 64
+OMEM_WORDS = 64
+SEEDS = range(6)
+COUNTERS = ("cycles", "retired", "stall_operand", "stall_writeback", "stall_memory", "bubbles",
+            "drain")
+
+
+def need(backend):
+    problem = check_tools(backend)
+    if problem:
+        pytest.skip(f"{backend} backend unavailable: {problem}")
+
+
+def make_core():
+    return Core(default_rom(), tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
+
+
+def texture():
+    rng = np.random.default_rng(7)
+    return [int(w) for w in rng.integers(0, 1 << 32, TMEM_WORDS, dtype=np.uint64)]
+
+
+def programs():
+    return [assemble(random_program(seed, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS,
+                                    memory_heavy=seed % 2 == 1), f"<seed {seed}>").words
+            for seed in SEEDS]
+
+
+MAX_CYCLES = 200_000
+
+
+def run_pysim(program_list):
+    """Every program in turn on one pysim Core: [(omem, result, error, counters)]."""
+    core = make_core()
+    memories = MemoryModel(texture(), OMEM_WORDS)
+    results = []
+
+    async def testbench(ctx):
+        for words in program_list:
+            await load_code(ctx, core, words)
+            ctx.set(core.start, 1)
+            ctx.set(core.start_direct, 1)
+            ctx.set(core.start_pc, USER_CODE_START)
+            await ctx.tick()
+            ctx.set(core.start, 0)
+            for _ in range(MAX_CYCLES):
+                if ctx.get(core.done) or ctx.get(core.error):
+                    break
+                await ctx.tick()
+            result = ctx.get(core.result) if ctx.get(core.done) else None
+            error = ctx.get(core.error_code) if ctx.get(core.error) else 0
+            await ctx.tick()
+            counters = {n: ctx.get(getattr(core.counters, n)) for n in COUNTERS}
+            results.append((list(memories.omem), result, error, counters))
+
+    sim = Simulator(core)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+
+    async def memory_process(ctx):
+        await serve_memories(ctx, core, memories)
+
+    sim.add_process(memory_process)
+    sim.run()
+    return results
+
+
+def run_fast(program_list, backend="verilator"):
+    sim = FastSim(make_core, backend=backend)
+    sim.serve_reads("tm_req", "tm_resp", texture())
+    omem = sim.serve_writes("om_req", np.zeros(OMEM_WORDS, dtype=np.uint32))
+    results = []
+    for words in program_list:
+        for i, word in enumerate(words):           # as sim.backends.load_code
+            sim.set("imem_we", 1)
+            sim.set("imem_addr", i)
+            sim.set("imem_data", word)
+            sim.step()
+        sim.set("imem_we", 0)
+        sim.set("start", 1)
+        sim.set("start_direct", 1)
+        sim.set("start_pc", USER_CODE_START)
+        sim.step()
+        sim.set("start", 0)
+        sim.run_until(["done", "error"], MAX_CYCLES)
+        result = sim.get("result") if sim.get("done") else None
+        error = sim.get("error_code") if sim.get("error") else 0
+        sim.step()
+        fields = sim.get_fields("counters")
+        counters = {n: int(getattr(fields, n)) for n in COUNTERS}
+        results.append(([int(w) for w in omem], result, error, counters))
+    return results
+
+
+def test_random_programs_match_pysim_cycle_exact():
+    need("verilator")
+    program_list = programs()
+    fast = run_fast(program_list)
+    slow = run_pysim(program_list)
+    for seed, (f, s) in zip(SEEDS, zip(fast, slow)):
+        assert f[3] == s[3], f"seed {seed}: counters differ"
+        assert f[1:3] == s[1:3], f"seed {seed}: result/error differ"
+        assert f[0] == s[0], f"seed {seed}: output memory differs"
+    assert any(any(r[0]) for r in fast), "no program wrote output memory"
+    assert all(r[1] is not None for r in fast), "a program did not RETURN"
+
+
+def test_long_loop_counts_cycles():
+    """A 2000-iteration loop: the retired-instruction counter matches the program's shape."""
+    need("verilator")
+    program = assemble("""
+        SETX R1 0
+        SETX R3 1
+        SETX R2 2000
+    LOOP:
+        ADD R5 R4 R4
+        ADD R1 R1 R3
+        JLX LOOP R1 R2
+        RETURN RT_TRUE
+    """, "<loop>")
+    sim = FastSim(make_core)
+    for i, word in enumerate(program.words):
+        sim.set("imem_we", 1)
+        sim.set("imem_addr", i)
+        sim.set("imem_data", word)
+        sim.step()
+    sim.set("imem_we", 0)
+    sim.set("start", 1)
+    sim.set("start_direct", 1)
+    sim.set("start_pc", USER_CODE_START)
+    sim.step()
+    sim.set("start", 0)
+    cycles = sim.run_until(["done", "error"], 1_000_000)
+    assert sim.get("done") == 1 and sim.get("error") == 0
+    counters = sim.get_fields("counters")
+    assert counters.retired == 3 + 3 * 2000 + 1
+    assert cycles >= counters.retired
+
+
+# --- the host-bus helpers on a small test component -------------------------------------------
+
+class BusRam(wiring.Component):
+    """A host bus (docs/host-interface.md) over 64 words of RAM. Requests are accepted only in
+    cycles where a free-running counter is even (wait states); read data comes back three
+    cycles after acceptance. Writing address 100 starts a countdown of the written value;
+    address 101 reads 1 when it has run out."""
+
+    def __init__(self):
+        super().__init__({"valid": In(1), "write": In(1), "addr": In(32), "wdata": In(32),
+                          "ready": Out(1), "rvalid": Out(1), "rdata": Out(32)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.mem = mem = Memory(shape=32, depth=64, init=[])
+        wp = mem.write_port()
+        rp = mem.read_port()
+        phase = Signal()
+        countdown = Signal(32)
+        m.d.sync += phase.eq(~phase)
+        with m.If(countdown != 0):
+            m.d.sync += countdown.eq(countdown - 1)
+        m.d.comb += self.ready.eq(~phase)
+        take = self.valid & self.ready
+        m.d.comb += [wp.addr.eq(self.addr), wp.data.eq(self.wdata),
+                     wp.en.eq(take & self.write & (self.addr < 64)), rp.addr.eq(self.addr)]
+        with m.If(take & self.write & (self.addr == 100)):
+            m.d.sync += countdown.eq(self.wdata)
+        # read pipeline: accepted (1) -> memory data (2) -> out (3)
+        s1, s1_status, s2, s2_data = Signal(), Signal(), Signal(), Signal(32)
+        m.d.sync += [s1.eq(take & ~self.write), s1_status.eq(self.addr == 101), s2.eq(s1),
+                     s2_data.eq(Mux(s1_status, countdown == 0, rp.data)),
+                     self.rvalid.eq(s2), self.rdata.eq(s2_data)]
+        return m
+
+
+@pytest.mark.parametrize("backend", ["verilator", "cxxrtl"])
+def test_host_bus_helpers(backend):
+    need(backend)
+    sim = FastSim(BusRam, backend=backend)
+    assert sim.attach_bus() == ""                            # the bare valid, write, ...
+    words = np.arange(1000, 1064, dtype=np.uint32) * 7
+    cycles = sim.bus_write(0, words)
+    assert 64 <= cycles <= 2 * 64 + 2                       # wait states every other cycle
+    assert list(sim.bus_read(0, 64)) == list(words)
+    assert list(sim.bus_read(10, 3)) == list(words[10:13])
+    sim.bus_write_scatter([5, 6], [11, 12])
+    assert list(sim.bus_read(4, 4)) == [words[4], 11, 12, words[7]]
+    sim.bus_write(100, [500])
+    cycles, last = sim.bus_poll(101, 1, 100)
+    assert cycles >= 100 and last == 0                       # not yet
+    cycles, last = sim.bus_poll(101, 1, 10_000)
+    assert last == 1 and cycles < 500
+
+
+# --- the GPU top, once it exists ----------------------------------------------------------------
+
+@pytest.mark.skipif(importlib.util.find_spec("hdl.gpu") is None, reason="hdl/gpu.py not written yet")
+def test_tiny_frame_matches_model():
+    need("verilator")
+    from sim.demo_scene import demo_scene
+    from sim.fast.gpu import render_gpu_fast
+    from sim.sequencer import render_model
+    scene = demo_scene(size=8, bands=2, texture_size=16)
+    expected, bands, _ = render_model(scene, default_rom(), cores=1, jobs=1)
+    omem, stats = render_gpu_fast(scene, default_rom(), cores=1)
+    assert omem == expected
+    assert stats["pixels"] == scene.width * scene.height
+    assert stats["cycles"] > stats["instructions"]
