@@ -120,16 +120,18 @@ class Divider(wiring.Component):
             for i in steps[group:group + k]:
                 state = step(state, i)
             stage += 1
-            # the remainder is dead after the last step and so are the consumed |a| bits
+            # the remainder is dead after the last step and so are the consumed |a| bits; the
+            # output stage needs only "b = 0" (1 flip-flop, and off its critical path)
             if group + k == len(steps):
                 del state["rem"]
+                state["divide_by_zero"] = state.pop("divisor") == 0
             if len(state["a_rest"]) == 0:
                 del state["a_rest"]
             state = register(stage, **state)
             if "a_rest" not in state:
                 state["a_rest"] = Const(0, 0)
 
-        quotient = Mux(state["divisor"] == 0, DIVIDE_BY_ZERO, state["quotient"])
+        quotient = Mux(state["divide_by_zero"], DIVIDE_BY_ZERO, state["quotient"])
         out = register(stage + 1, valid=state["valid"], tag=state["tag"],
                        q=Mux(state["negative"], -quotient, quotient)[:32])
         assert stage + 1 == self.latency

@@ -86,10 +86,9 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                         await _write_row(ctx, dut, row, value)
                     ctx.set(dut.tri_ready, 1)
                     loaded = True
-                if ctx.get(dut.tri_flip):
-                    ctx.set(dut.tri_ready, 0)
-                    loaded = False
-                    next_triangle = (next_triangle + 1) % len(triangles)
+                # the flip happens at the clock edge where tri_flip is high: tri_ready must
+                # stay up until then (a valid/ready handshake)
+                flipped = ctx.get(dut.tri_flip)
                 if ctx.get(dut.band_done):
                     await ctx.tick()
                     break
@@ -99,9 +98,13 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                         ctx.get(dut.error_code), ctx.get(dut.error_pc)))
                 await ctx.tick()
                 cycles += 1
+                if flipped:
+                    ctx.set(dut.tri_ready, 0)
+                    loaded = False
+                    next_triangle = (next_triangle + 1) % len(triangles)
                 if max_cycles and cycles > max_cycles:
                     raise RuntimeError(f"no end of band {band} after {max_cycles} cycles")
-                if progress and cycles % 1000 == 0:
+                if progress and cycles % 10000 == 0:
                     progress(ctx.get(dut.pixels), cycles)
         counters = ctx.get(dut.counters)
         stats.update({

@@ -80,7 +80,7 @@ def run_rtl_batch(cases, serve=None):
                 poke_register(ctx, core, BANK_SWAP.first + i, value, swap_copy=1 - sel)
             if flip:
                 await flip_swap(ctx, core)
-            run = await run_routine(ctx, core, pc=USER_CODE_START, max_cycles=200_000)
+            run = await run_routine(ctx, core, pc=USER_CODE_START, max_cycles=20_000)
             outcomes.append({"regs": read_registers(ctx, core), "omem": list(memories.omem),
                              "result": run.result, "retired": run.retired, "error": run.error,
                              "counters": run.counters,

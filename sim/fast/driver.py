@@ -18,6 +18,7 @@ import ctypes
 import time
 
 import numpy as np
+from amaranth.lib import wiring
 
 from sim.fast.build import build, DEFAULT_BACKEND, BACKENDS
 
@@ -92,8 +93,8 @@ class FastSim:
         backend = backend or DEFAULT_BACKEND
         if backend not in BACKENDS:
             raise FastSimError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
-        if callable(top) and not hasattr(top, "signature"):
-            top = top()
+        if callable(top) and not isinstance(getattr(top, "signature", None), wiring.Signature):
+            top = top()             # a factory (or a component class)
         start = time.monotonic()
         self.build_info = build(top, backend, jobs=jobs, log=log)
         self.prepare_s = round(time.monotonic() - start, 2)

@@ -1,0 +1,99 @@
+"""Sharing one memory port between several requesters.
+
+* ``RoundRobinArbiter`` merges ``n`` valid/ready request streams into one. The requester after
+  the one granted last has priority, so a requester that keeps ``valid`` high is served within
+  ``n`` transfers whatever the others do (no starvation). ``grant`` (the index of the requester
+  whose payload is on ``o``) travels beside the output.
+* ``SharedReadPort`` puts such an arbiter in front of a synchronous memory read port (data one
+  cycle after the address) and routes each word back to the requester that asked for it. A
+  request granted in cycle t is answered in cycle t + 1 on that requester's ``resp`` stream, so
+  answers come in request order; responses cannot be refused (``always_ready``), like the core's
+  ``tm_resp``.
+
+Both are combinational from ``valid`` to ``ready`` (one small priority choice), with the choice
+registered only through the round-robin pointer: cheap on an FPGA for a handful of requesters.
+"""
+
+from amaranth import Module, Signal, Const
+from amaranth.lib import wiring, stream
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["RoundRobinArbiter", "SharedReadPort"]
+
+
+class RoundRobinArbiter(wiring.Component):
+    """``i[k]``: request streams (payload ``shape``); ``o``: the granted one; ``grant``: its
+    index (meaningful while ``o.valid``)."""
+
+    def __init__(self, n, shape):
+        if n < 1:
+            raise ValueError(f"an arbiter needs at least one requester, got {n}")
+        self.n = n
+        self.shape = shape
+        super().__init__({
+            "i": In(stream.Signature(shape)).array(n),
+            "o": Out(stream.Signature(shape)),
+            "grant": Out(range(max(n, 2))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.n
+        last = Signal(range(max(n, 2)), init=n - 1)   # granted last: lowest priority now
+        choice = Signal(range(max(n, 2)))
+        any_valid = Signal()
+        # Scan the requesters in priority order starting after ``last``; the first valid one
+        # wins. Written as "for each possible ``last``, a fixed priority order" so it maps to
+        # a small mux of priority encoders.
+        with m.Switch(last):
+            for start in range(n):
+                with m.Case(start):
+                    order = [(start + 1 + k) % n for k in range(n)]
+                    for k in reversed(order):           # the last assignment wins
+                        with m.If(self.i[k].valid):
+                            m.d.comb += [choice.eq(k), any_valid.eq(1)]
+        with m.Switch(choice):
+            for k in range(n):
+                with m.Case(k):
+                    m.d.comb += self.o.payload.eq(self.i[k].payload)
+                    m.d.comb += self.i[k].ready.eq(self.o.ready & any_valid)
+        m.d.comb += [self.o.valid.eq(any_valid), self.grant.eq(choice)]
+        with m.If(self.o.valid & self.o.ready):
+            m.d.sync += last.eq(choice)
+        return m
+
+
+class SharedReadPort(wiring.Component):
+    """``n`` requesters sharing one synchronous read port.
+
+    ``req[k]``: addresses (``addr_shape``), ``resp[k]``: the words (``data_shape``), one cycle
+    after the request is taken. Towards the memory: ``mem_addr``, ``mem_en`` (a request is taken
+    this cycle) and ``mem_data`` (the read port's data, one cycle after the address).
+    """
+
+    def __init__(self, n, addr_shape, data_shape):
+        self.n = n
+        self.arbiter = RoundRobinArbiter(n, addr_shape)
+        super().__init__({
+            "req": In(stream.Signature(addr_shape)).array(n),
+            "resp": Out(stream.Signature(data_shape, always_ready=True)).array(n),
+            "mem_addr": Out(addr_shape),
+            "mem_en": Out(1),
+            "mem_data": In(data_shape),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.arbiter = arb = self.arbiter
+        for k in range(self.n):
+            wiring.connect(m, wiring.flipped(self.req[k]), arb.i[k])
+        taken = Signal()
+        m.d.comb += [arb.o.ready.eq(1), taken.eq(arb.o.valid),
+                     self.mem_addr.eq(arb.o.payload), self.mem_en.eq(taken)]
+        answer = Signal()                      # a word for ``answer_to`` is on mem_data
+        answer_to = Signal.like(arb.grant)
+        m.d.sync += [answer.eq(taken), answer_to.eq(arb.grant)]
+        for k in range(self.n):
+            m.d.comb += [self.resp[k].valid.eq(answer & (answer_to == k)),
+                         self.resp[k].payload.eq(self.mem_data)]
+        return m

@@ -1,0 +1,312 @@
+"""The whole THEIA GPU: N shader cores, their IO units, the shared memories and the host port.
+
+Host side (docs/host-interface.md): one 32-bit word-addressed port (``host``, hdl/host_bus.py)
+loads the configuration rows, band table, scene (triangle) memory, texture memory and user code,
+starts a frame (CTRL), polls STATUS and reads the output memory and the counters. ``busy``,
+``done`` and ``error`` mirror STATUS for LEDs.
+
+Inside::
+
+    host port --+-- config rows ------------> every IO unit (broadcast, only between frames)
+                +-- user code --------------> every core's instruction RAM
+                +-- band table -> dispatcher -> IO unit k (the next band to an idle unit)
+                +-- scene memory <== IO units (round-robin, one 96-bit row per cycle)
+                +-- texture memory <== cores' TMREAD + host reads (round-robin)
+                +-- output memory <== cores' OMWRITE + host writes (round-robin); host reads
+
+    IO unit k -> shader core k: rows 6/7, omem_base, band_start; triangle rows into the swap
+                 bank's IO copy while MAIN runs (hdl/io_unit.py)
+
+Every memory is a synchronous ``lib.memory.Memory`` with one write and one read port, so each
+maps onto FPGA block RAM. Every host read is answered exactly one cycle after it is taken.
+"""
+
+from amaranth import Module, Signal, Mux, Cat, Const, unsigned
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from hdl.arbiter import RoundRobinArbiter, SharedReadPort
+from hdl.core import OutputWrite
+from hdl.dispatcher import Dispatcher
+from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
+from hdl.io_unit import IoUnit, BandEntry, ConfigWrite, SLOT_ROWS
+from hdl.isa import VectorLayout
+from hdl.shader_core import ShaderCore
+
+__all__ = ["Gpu", "CONFIG_ROWS"]
+
+#: configuration rows the host may write (0-41; 6 and 7 are overwritten by every band)
+CONFIG_ROWS = 42
+
+
+def _sum(values):
+    total = values[0]
+    for v in values[1:]:
+        total = total + v
+    return total[:32]
+
+
+class Gpu(wiring.Component):
+    """Parameters: ``rom`` (firmware words), ``cores``, ``max_triangles`` (scene memory
+    slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
+    (each core's instruction RAM)."""
+
+    def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
+                 omem_words=3 * 256 * 256, max_bands=256, user_words=1024):
+        if cores < 1 or cores > 255:
+            raise ValueError(f"cores must be 1-255, got {cores}")
+        for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
+                            ("omem_words", omem_words), ("max_bands", max_bands),
+                            ("user_words", user_words)):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if max_triangles > 0xFFFF or max_bands > 0xFFFF:
+            raise ValueError("max_triangles and max_bands must fit in 16 bits")
+        self.cores = cores
+        self.max_triangles = max_triangles
+        self.tmem_words = tmem_words
+        self.omem_words = omem_words
+        self.max_bands = max_bands
+        self.user_words = user_words
+        self.scene_rows = max_triangles * SLOT_ROWS
+        super().__init__({
+            "host": In(HostBus()),
+            "busy": Out(1), "done": Out(1), "error": Out(1),
+        })
+        self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
+                                        omem_words=omem_words) for _ in range(cores)]
+        self.io_units = [IoUnit(self.scene_rows) for _ in range(cores)]
+        self.scene_mem = Memory(shape=unsigned(VectorLayout.as_shape().size), depth=self.scene_rows, init=[])
+        self.tmem = Memory(shape=unsigned(32), depth=tmem_words, init=[])
+        self.omem = Memory(shape=unsigned(32), depth=omem_words, init=[])
+        self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size), depth=max_bands, init=[])
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.cores
+        host = self.host
+        for k, (core, unit) in enumerate(zip(self.shader_cores, self.io_units)):
+            m.submodules[f"core{k}"] = core
+            m.submodules[f"io{k}"] = unit
+        m.submodules.scene_mem = self.scene_mem
+        m.submodules.tmem = self.tmem
+        m.submodules.omem = self.omem
+        m.submodules.band_table = self.band_table
+        m.submodules.decoder = decoder = AddressDecoder()
+        m.submodules.dispatcher = dispatcher = Dispatcher(n, self.max_bands)
+        m.submodules.scene_port = scene_port = SharedReadPort(
+            n, range(self.scene_rows), VectorLayout)
+        m.submodules.tmem_port = tmem_port = SharedReadPort(n + 1, 32, 32)
+        m.submodules.omem_arbiter = omem_arbiter = RoundRobinArbiter(n + 1, OutputWrite)
+
+        num_triangles = Signal(16)
+        num_bands = Signal(16)
+        frame_busy = dispatcher.busy
+        m.d.comb += [self.busy.eq(frame_busy), self.done.eq(dispatcher.done),
+                     self.error.eq(dispatcher.error), dispatcher.num_bands.eq(num_bands)]
+
+        # --- memories and their sharing ------------------------------------------------------
+        scene_r = self.scene_mem.read_port()
+        m.d.comb += [scene_r.addr.eq(scene_port.mem_addr), scene_r.en.eq(scene_port.mem_en),
+                     scene_port.mem_data.eq(scene_r.data)]
+        tmem_r = self.tmem.read_port()
+        m.d.comb += [tmem_r.addr.eq(tmem_port.mem_addr), tmem_r.en.eq(tmem_port.mem_en),
+                     tmem_port.mem_data.eq(tmem_r.data)]
+        omem_w = self.omem.write_port()
+        m.d.comb += [omem_arbiter.o.ready.eq(1), omem_w.en.eq(omem_arbiter.o.valid),
+                     omem_w.addr.eq(omem_arbiter.o.payload.addr),
+                     omem_w.data.eq(omem_arbiter.o.payload.data)]
+        table_r = self.band_table.read_port()
+        m.d.comb += [table_r.addr.eq(dispatcher.table_addr),
+                     dispatcher.table_data.eq(table_r.data)]
+
+        # --- cores and IO units ------------------------------------------------------------
+        for k, (core, unit) in enumerate(zip(self.shader_cores, self.io_units)):
+            m.d.comb += [
+                core.io_valid.eq(unit.io_valid), core.io_addr.eq(unit.io_addr),
+                core.io_data.eq(unit.io_data), unit.io_ready.eq(core.io_ready),
+                core.omem_base.eq(unit.omem_base), core.band_start.eq(unit.band_start),
+                unit.band_done.eq(core.band_done), unit.core_error.eq(core.error),
+                core.tri_ready.eq(unit.tri_ready), unit.tri_flip.eq(core.tri_flip),
+                core.num_triangles.eq(num_triangles), unit.num_triangles.eq(num_triangles),
+                dispatcher.unit_error[k].eq(unit.error),
+            ]
+            wiring.connect(m, dispatcher.units[k], unit.band)
+            wiring.connect(m, unit.scene_req, scene_port.req[k])
+            wiring.connect(m, scene_port.resp[k], unit.scene_resp)
+            wiring.connect(m, core.tm_req, tmem_port.req[k])
+            wiring.connect(m, tmem_port.resp[k], core.tm_resp)
+            wiring.connect(m, core.om_req, omem_arbiter.i[k])
+
+        # --- host port: decode -------------------------------------------------------------
+        m.d.comb += decoder.addr.eq(host.addr)
+        region = decoder.region
+        offset = decoder.offset
+        lane = offset[:2]
+        row = offset[2:]
+        is_write = host.valid & host.write
+        is_read = host.valid & ~host.write
+        m.d.comb += host.ready.eq(1)            # most requests are taken at once
+
+        stage_x = Signal(32)                    # lanes x, y wait for the z word
+        stage_y = Signal(32)
+        stage_hi = Signal(32)                   # an instruction's high half waits for the low
+        with m.If(is_write & (region != Region.CONTROL) & (region != Region.USER)):
+            with m.If(lane == 0):
+                m.d.sync += stage_x.eq(host.wdata)
+            with m.If(lane == 1):
+                m.d.sync += stage_y.eq(host.wdata)
+        staged_row = Signal(VectorLayout)
+        m.d.comb += staged_row.eq(Cat(stage_x, stage_y, host.wdata))
+
+        # configuration rows: broadcast to every IO unit, only between frames
+        config_write = Signal()
+        m.d.comb += config_write.eq(is_write & (region == Region.CONFIG) & (lane == 2)
+                                    & (row < CONFIG_ROWS))
+        units_ready = Cat(u.config.ready for u in self.io_units).all()
+        for unit in self.io_units:
+            m.d.comb += [unit.config.valid.eq(config_write & ~frame_busy),
+                         unit.config.payload.row.eq(row),
+                         unit.config.payload.data.eq(staged_row)]
+        with m.If(config_write):
+            m.d.comb += host.ready.eq(~frame_busy & units_ready)
+
+        # band table: initial row at lane 2, output base at lane 3, final row at lane 6
+        table_w = self.band_table.write_port(granularity=32)
+        band = offset[3:]
+        band_lane = offset[:3]
+        band_write = Signal()
+        m.d.comb += band_write.eq(is_write & (region == Region.BANDS) & (band < self.max_bands))
+        entry = Signal(BandEntry)
+        m.d.comb += [entry.initial.eq(staged_row), entry.final.eq(staged_row),
+                     entry.base.eq(host.wdata),
+                     table_w.addr.eq(band), table_w.data.eq(entry)]
+        with m.If(band_write):
+            with m.Switch(band_lane):
+                with m.Case(2):
+                    m.d.comb += table_w.en.eq(0b0000111)
+                with m.Case(6):
+                    m.d.comb += table_w.en.eq(0b0111000)
+                with m.Case(3):
+                    m.d.comb += table_w.en.eq(0b1000000)
+
+        # scene memory: a triangle row is stored with its z word
+        scene_w = self.scene_mem.write_port()
+        m.d.comb += [scene_w.addr.eq(row), scene_w.data.eq(staged_row),
+                     scene_w.en.eq(is_write & (region == Region.SCENE) & (lane == 2)
+                                   & (row < self.scene_rows))]
+
+        # user code: to every core's instruction RAM when the low half arrives
+        user_word = offset[1:]
+        with m.If(is_write & (region == Region.USER) & ~offset[0]):
+            m.d.sync += stage_hi.eq(host.wdata)
+        user_write = is_write & (region == Region.USER) & offset[0] & (user_word < self.user_words)
+        for core in self.shader_cores:
+            m.d.comb += [core.imem_we.eq(user_write), core.imem_addr.eq(user_word),
+                         core.imem_data.eq(Cat(host.wdata, stage_hi))]
+
+        # texture memory: host writes directly, host reads share the cores' read port
+        tmem_w = self.tmem.write_port()
+        texture_hit = (region == Region.TEXTURE) & (offset < self.tmem_words)
+        m.d.comb += [tmem_w.addr.eq(offset), tmem_w.data.eq(host.wdata),
+                     tmem_w.en.eq(is_write & texture_hit)]
+        host_tm_req = tmem_port.req[n]
+        m.d.comb += [host_tm_req.valid.eq(is_read & texture_hit),
+                     host_tm_req.payload.eq(offset)]
+        with m.If(is_read & texture_hit):
+            m.d.comb += host.ready.eq(host_tm_req.ready)
+
+        # output memory: host writes share the cores' write port, host reads have their own
+        output_hit = (region == Region.OUTPUT) & (offset < self.omem_words)
+        host_om_req = omem_arbiter.i[n]
+        m.d.comb += [host_om_req.valid.eq(is_write & output_hit),
+                     host_om_req.payload.addr.eq(offset),
+                     host_om_req.payload.data.eq(host.wdata)]
+        with m.If(is_write & output_hit):
+            m.d.comb += host.ready.eq(host_om_req.ready)
+        omem_r = self.omem.read_port()
+        m.d.comb += [omem_r.addr.eq(offset), omem_r.en.eq(is_read & output_hit)]
+
+        # --- control/status registers ------------------------------------------------------
+        control_write = is_write & (region == Region.CONTROL)
+        start = Signal()
+        m.d.comb += start.eq(control_write & (offset == Reg.CTRL) & ((host.wdata & CTRL_START) != 0)
+                             & ~frame_busy)
+        m.d.comb += dispatcher.start.eq(start)
+        with m.If(control_write & (offset == Reg.NUM_TRIANGLES)):
+            m.d.sync += num_triangles.eq(Mux(host.wdata > self.max_triangles,
+                                             self.max_triangles, host.wdata))
+        with m.If(control_write & (offset == Reg.NUM_BANDS)):
+            m.d.sync += num_bands.eq(Mux(host.wdata > self.max_bands,
+                                         self.max_bands, host.wdata))
+
+        # counters: the cores' running totals, summed (registered) and taken relative to start
+        totals = {
+            "instructions": [c.counters.retired for c in self.shader_cores],
+            "io_wait": [c.io_wait_cycles for c in self.shader_cores],
+            "stall": [c.counters.stall_operand + c.counters.stall_writeback
+                      + c.counters.stall_memory for c in self.shader_cores],
+            "pixels": [c.pixels for c in self.shader_cores],
+        }
+        frame_counts = {}
+        for name, values in totals.items():
+            total = Signal(32, name=f"{name}_total")
+            at_start = Signal(32, name=f"{name}_at_start")
+            m.d.sync += total.eq(_sum(values))
+            with m.If(start):
+                m.d.sync += at_start.eq(total)
+            frame_counts[name] = (total - at_start)[:32]
+        cycles = Signal(32)
+        with m.If(start):
+            m.d.sync += cycles.eq(0)
+        with m.Elif(frame_busy):
+            m.d.sync += cycles.eq(cycles + 1)
+
+        # the first core error of a frame: which core, its code and PC
+        error_info = Signal(32)
+        error_seen = Signal()
+        with m.If(start):
+            m.d.sync += [error_info.eq(0), error_seen.eq(0)]
+        with m.Else():
+            for k in reversed(range(n)):      # the lowest index wins a tie
+                core, unit = self.shader_cores[k], self.io_units[k]
+                with m.If(unit.error & ~error_seen):
+                    # 15:0 PC, 18:16 code, 31:24 core index
+                    m.d.sync += [error_info.eq(Cat(core.error_pc, core.error_code,
+                                                   Const(0, 5), Const(k, 8))),
+                                 error_seen.eq(1)]
+
+        status = Cat(frame_busy, dispatcher.done, dispatcher.error)
+        register_value = Signal(32)
+        with m.Switch(offset):
+            for reg_index, value in ((Reg.STATUS, status), (Reg.NUM_TRIANGLES, num_triangles),
+                                     (Reg.NUM_BANDS, num_bands), (Reg.ERROR_INFO, error_info),
+                                     (Reg.CORES, n), (Reg.CYCLES, cycles),
+                                     (Reg.INSTRUCTIONS, frame_counts["instructions"]),
+                                     (Reg.IO_WAIT_CYCLES, frame_counts["io_wait"]),
+                                     (Reg.STALL_CYCLES, frame_counts["stall"]),
+                                     (Reg.PIXELS, frame_counts["pixels"])):
+                with m.Case(reg_index):
+                    m.d.comb += register_value.eq(value)
+
+        # --- read answers: one cycle after the read is taken ----------------------------------
+        answer = Signal()
+        answer_from = Signal(Region)
+        answer_register = Signal(32)
+        m.d.sync += answer.eq(is_read & host.ready)
+        with m.If(texture_hit | output_hit | (region == Region.CONTROL)):
+            m.d.sync += answer_from.eq(region)
+        with m.Else():
+            m.d.sync += answer_from.eq(Region.NONE)
+        m.d.sync += [
+                     answer_register.eq(register_value)]
+        m.d.comb += host.rvalid.eq(answer)
+        with m.Switch(answer_from):
+            with m.Case(Region.CONTROL):
+                m.d.comb += host.rdata.eq(answer_register)
+            with m.Case(Region.TEXTURE):
+                m.d.comb += host.rdata.eq(tmem_port.resp[n].payload)
+            with m.Case(Region.OUTPUT):
+                m.d.comb += host.rdata.eq(omem_r.data)
+        return m
