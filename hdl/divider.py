@@ -12,11 +12,11 @@ steps continue from. Exact tricks that keep those first steps cheap:
   because the remainder is always below |b| <= 2**31.
 * The low 17 dividend bits are zero, so nothing but the unconsumed bits of |a| travel down the
   pipe; quotient bits 48..31 are never stored, bits 30..0 enter as the dividend bits leave.
-* b = 0 needs no special path: every step then "fits" and only the output stage picks
-  0x0FFF_FFFF.
+* b = 0 needs no special path: every step then "fits"; the last division stage registers
+  "b = 0" (one bit instead of the divisor) and the output stage picks 0x0FFF_FFFF.
 
 Per pipeline register: divisor (32) + partial remainder (<= 31) + unconsumed |a| bits and kept
-quotient bits (<= 31 together) + sign + valid + tag. Datapath registers have no reset.
+quotient bits (<= 32 together) + sign + valid + tag. Datapath registers have no reset.
 
 ``bits_per_stage`` (1 or 2, any k >= 1 works) quotient steps share one pipeline register.
 LATENCY = 1 (magnitudes, plus the 49 mod k narrowest steps) + 49 // k (division stages)
@@ -25,7 +25,9 @@ LATENCY = 1 (magnitudes, plus the 49 mod k narrowest steps) + 49 // k (division 
 Default k = 2: the LUT count is the same for both (49 compare-subtract-select steps either way), but
 k = 2 needs half the pipeline flip-flops (~1.9k instead of ~3.8k per lane; the ALU has three lanes
 and several cores share one ECP5-85F) for a critical path of two chained <= 33-bit
-subtract-and-select steps, which is still comfortable at 75 MHz on ECP5.
+subtract-and-select steps, which is still comfortable at 75 MHz on ECP5. Measured for one lane
+with k = 2 (Yosys synth_ecp5, nextpnr-ecp5 out of context, LFE5U-85F speed 6): 1.4k LUT4 + 620
+CCU2C, 1.9k FF (+ 26 per tag bit), ~100 MHz.
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal

@@ -149,16 +149,32 @@ class Gpu(wiring.Component):
         is_read = host.valid & ~host.write
         m.d.comb += host.ready.eq(1)            # most requests are taken at once
 
-        stage_x = Signal(32)                    # lanes x, y wait for the z word
+        # Lanes x, y wait for the z word. The band table's two rows have their own staging, so
+        # a host may interleave them (initial x, final x, initial y, ...).
+        stage_x = Signal(32)
         stage_y = Signal(32)
+        stage_final_x = Signal(32)
+        stage_final_y = Signal(32)
         stage_hi = Signal(32)                   # an instruction's high half waits for the low
-        with m.If(is_write & (region != Region.CONTROL) & (region != Region.USER)):
-            with m.If(lane == 0):
+        staging = is_write & ((region == Region.CONFIG) | (region == Region.BANDS)
+                              | (region == Region.SCENE))
+        final_lanes = (region == Region.BANDS) & offset[2]
+        with m.If(staging & (lane == 0)):
+            with m.If(final_lanes):
+                m.d.sync += stage_final_x.eq(host.wdata)
+            with m.Else():
                 m.d.sync += stage_x.eq(host.wdata)
-            with m.If(lane == 1):
+        with m.If(staging & (lane == 1)):
+            with m.If(final_lanes):
+                m.d.sync += stage_final_y.eq(host.wdata)
+            with m.Else():
                 m.d.sync += stage_y.eq(host.wdata)
         staged_row = Signal(VectorLayout)
-        m.d.comb += staged_row.eq(Cat(stage_x, stage_y, host.wdata))
+        m.d.comb += [staged_row.x.eq(stage_x), staged_row.y.eq(stage_y),
+                     staged_row.z.eq(host.wdata)]
+        staged_final = Signal(VectorLayout)
+        m.d.comb += [staged_final.x.eq(stage_final_x), staged_final.y.eq(stage_final_y),
+                     staged_final.z.eq(host.wdata)]
 
         # configuration rows: broadcast to every IO unit, only between frames
         config_write = Signal()
@@ -179,7 +195,7 @@ class Gpu(wiring.Component):
         band_write = Signal()
         m.d.comb += band_write.eq(is_write & (region == Region.BANDS) & (band < self.max_bands))
         entry = Signal(BandEntry)
-        m.d.comb += [entry.initial.eq(staged_row), entry.final.eq(staged_row),
+        m.d.comb += [entry.initial.eq(staged_row), entry.final.eq(staged_final),
                      entry.base.eq(host.wdata),
                      table_w.addr.eq(band), table_w.data.eq(entry)]
         with m.If(band_write):

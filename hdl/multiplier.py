@@ -15,6 +15,9 @@ Pipeline, LATENCY = 4 cycles, one new operation every cycle, never stalls:
 
 ``o_valid``/``o_tag`` are ``i_valid``/``i_tag`` delayed by LATENCY cycles. Datapath registers have
 no reset (only ``valid`` does): the result is defined whenever ``o_valid`` is.
+
+Measured (Yosys synth_ecp5, nextpnr-ecp5 out of context, LFE5U-85F speed 6): 4 MULT18X18D,
+254 LUT4 + 88 CCU2C, 346 FF + 4 per tag bit, ~135 MHz.
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal

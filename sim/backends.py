@@ -72,7 +72,10 @@ async def serve_memories(ctx, core, memories):
 def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, max_cycles=None):
     """Run an assembled user ``program`` from its first instruction on the RTL core."""
     from firmware.rom import default_rom
-    core = Core(default_rom(), tmem_words=max(len(tmem or []), 1), omem_words=4096)
+    from sim.model import DEFAULT_LIMITS
+    # the same memories as sim.exec's model run: a zero texture of the default size
+    tmem = list(tmem) if tmem else [0] * DEFAULT_LIMITS["tmem_words"]
+    core = Core(default_rom(), tmem_words=len(tmem), omem_words=4096)
     memories = MemoryModel(tmem)
     result = {}
     max_cycles = max_cycles or 40 * max_instructions + 1000

@@ -240,8 +240,11 @@ class Core:
                     self.write(d.dst, tuple(self.tmem_read(addr, pc) for addr in regs[d.src1]), 0b111)
                     pc += 1
                 elif kind == Kind.OMWRITE:
-                    for addr, value in zip(regs[d.src1], regs[d.src2]):
-                        self.omem_write(addr, value, pc)
+                    # all three addresses are checked before any word is written
+                    writes = [(self.omem_index(addr, pc), value)
+                              for addr, value in zip(regs[d.src1], regs[d.src2])]
+                    for where, value in writes:
+                        self.omem[where] = value
                     pc += 1
                 elif kind == Kind.DEBUG:
                     self.debug_log.append((pc, regs[d.src1]))
@@ -264,13 +267,14 @@ class Core:
                 f"TMREAD of texture word {addr:#x} outside texture memory ({len(self.tmem)} words)", pc)
         return self.tmem[addr]
 
-    def omem_write(self, addr, value, pc):
+    def omem_index(self, addr, pc):
+        """Where output word ``addr`` of the running band lives (MemoryAccessError if nowhere)."""
         where = self.omem_base + addr
         if where >= len(self.omem):
             raise MemoryAccessError(
                 f"OMWRITE to output word {addr:#x} (+ band base {self.omem_base:#x}) outside output "
                 f"memory ({len(self.omem)} words)", pc)
-        self.omem[where] = value
+        return where
 
     # --- inspection ----------------------------------------------------------------------
 
