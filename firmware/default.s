@@ -5,8 +5,7 @@
 // the order of the reference renderer: results are bit exact only in this order.
 //
 // Register conventions: R1-R7 are scratch inside a routine (user shaders may use them too;
-// nothing here keeps a value in them from one routine to the next). R99.x carries BIU's
-// hit (1) / miss (0) back to MAIN. CREG_ZERO is 0 in all lanes, CREG_3 = (3, 3, 3) and
+// nothing here keeps a value in them from one routine to the next). CREG_ZERO is 0 in all lanes, CREG_3 = (3, 3, 3) and
 // CREG_012 = (0, 1, 2) are plain integers set once per band by INITIAL.
 
 // ---------------------------------------------------------------------------------------------
@@ -53,40 +52,38 @@ ENTRYPOINT_ADRR_RGU:
     RETURN RT_FALSE
 
 // ---------------------------------------------------------------------------------------------
-// MAIN: once per triangle. BIU and TCC are called directly, so entries 4 and 7 of a user
-// entry table do not change what MAIN does (as in the original).
+// MAIN (and BIU): once per triangle. The ray/triangle test (BIU, Moller-Trumbore with the ray
+// starting at the camera) is inline rather than CALLed: that saves a CALL, a RET and a test of
+// its result on the path almost every triangle takes, the miss. TCC is CALLed directly. So
+// entries 4 and 7 of a user entry table do not change what MAIN does (as in the original); the
+// built-in routine of entry 4 is this same code (the sequence never runs it on its own).
+// There is no test for t > 0 and none for DELTA = 0 (a division by zero gives +-0x0FFFFFFF),
+// as in the original.
+//
+// The order of independent instructions is chosen for the pipeline (each result is needed as
+// late as possible); the order of the fixed-point operations of every value is the reference's.
 ENTRYPOINT_ADRR_MAIN:
-    CALL ENTRYPOINT_ADRR_BIU
-    JEQX MAIN_MISS R99 CREG_ZERO
-    CALL ENTRYPOINT_ADRR_TCC
-    RETURN RT_TRUE
-MAIN_MISS:
-    RETURN RT_FALSE
-
-// ---------------------------------------------------------------------------------------------
-// BIU: Moller-Trumbore ray/triangle test with the ray starting at the camera. There is no test
-// for t > 0 and none for DELTA = 0 (a division by zero gives +-0x0FFFFFFF), as in the original.
 ENTRYPOINT_ADRR_BIU:
-    SUB CREG_E1 CREG_V1 CREG_V0
     SUB CREG_E2 CREG_V2 CREG_V0
+    SUB CREG_E1 CREG_V1 CREG_V0
     SUB CREG_T CREG_CAMERA_POSITION CREG_V0
     CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
     CROSS CREG_Q CREG_T CREG_E1
-    DOT CREG_H1 CREG_Q CREG_E2
-    DOT CREG_H2 CREG_P CREG_T
-    DOT CREG_H3 CREG_Q CREG_RAY_DIRECTION
     DOT CREG_DELTA CREG_P CREG_E1
-    DIV CREG_t CREG_H1 CREG_DELTA
-    DIV CREG_u CREG_H2 CREG_DELTA
+    DOT CREG_H2 CREG_P CREG_T
+    DOT CREG_H1 CREG_Q CREG_E2
+    DOT CREG_H3 CREG_Q CREG_RAY_DIRECTION
+    DIV CREG_u CREG_H2 CREG_DELTA            // u first: it decides most misses
     DIV CREG_v CREG_H3 CREG_DELTA
-    JLX BIU_MISS CREG_u CREG_ZERO
-    JLX BIU_MISS CREG_v CREG_ZERO
+    DIV CREG_t CREG_H1 CREG_DELTA
+    JLX MAIN_MISS CREG_u CREG_ZERO
+    JLX MAIN_MISS CREG_v CREG_ZERO
+    ADD R1 CREG_u CREG_v
     // u + v > 1 tested as (u + v) - 1 > 0: u, v >= 0 here, so fix(u + v) >= 0 and the DEC is
     // exact; this saves keeping a register with 1.0 in it.
-    ADD R1 CREG_u CREG_v
     DEC R1 R1 VOID
-    JGX BIU_MISS R1 CREG_ZERO
-    JGEX BIU_NOT_NEARER CREG_t CREG_LAST_t
+    JGX MAIN_MISS R1 CREG_ZERO
+    JGEX MAIN_HIT CREG_t CREG_LAST_t
     COPY CREG_LAST_t CREG_t VOID
     COPY CREG_LAST_u CREG_u VOID
     COPY CREG_LAST_v CREG_v VOID
@@ -96,10 +93,11 @@ ENTRYPOINT_ADRR_BIU:
     COPY CREG_UV1_LAST CREG_UV1 VOID
     COPY CREG_UV2_LAST CREG_UV2 VOID
     COPY CREG_TRI_DIFFUSE_LAST CREG_TRI_DIFFUSE VOID
-BIU_NOT_NEARER:
-    RET R99 RT_TRUE
-BIU_MISS:
-    RET R99 RT_FALSE
+MAIN_HIT:
+    CALL ENTRYPOINT_ADRR_TCC
+    RETURN RT_TRUE
+MAIN_MISS:
+    RETURN RT_FALSE
 
 // ---------------------------------------------------------------------------------------------
 // TCC: texture coordinates of the nearest hit so far and the four bilinear weights.

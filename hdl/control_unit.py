@@ -18,7 +18,9 @@ Interface towards the IO side (the GPU issue's triangle streamer attaches here):
 * ``num_triangles``: triangles per pixel (a band with 0 triangles runs no MAIN).
 
 Towards the core it drives ``start``/``start_entry`` and ``flip`` and watches ``done``,
-``result`` and ``error``; a core error stops the band (``error``; the core keeps its code/PC).
+``result`` and ``error``. MAIN follows MAIN without a pause: in the cycle a MAIN returns, the
+next triangle (when loaded) is flipped in and MAIN started again. It also watches
+``error``: a core error stops the band (``error``; the core keeps its code/PC).
 Counters: ``io_wait_cycles`` (MAIN could start but the next triangle was not loaded yet) and
 ``pixels``.
 """
@@ -113,7 +115,14 @@ class ControlUnit(wiring.Component):
 
                 def after_main(result):
                     m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1)]
-                    _next("TRIANGLE")
+                    with m.If((triangles_left > 1) & self.tri_ready):
+                        # the next triangle is loaded: flip and start MAIN again at once
+                        m.d.comb += [self.tri_flip.eq(1), self.core_flip.eq(1),
+                                     self.core_start.eq(1),
+                                     self.core_start_entry.eq(ENTRY_INDEX["MAIN"])]
+                        m.d.sync += launched.eq(1)
+                    with m.Else():
+                        _next("TRIANGLE")
                 run("MAIN", after_main)
             with m.State("PSU2"):
                 m.d.comb += self.busy.eq(1)

@@ -19,8 +19,13 @@ same cycle is forwarded into the operands. Writes complete out of order, so at i
 instruction reserves the one cycle its result will use the write port in (``wb_slots``).
 
 A taken jump costs two bubbles: the decision is registered before fetch is redirected, which
-keeps the register-file-to-fetch path short for the clock. RETURN waits until every write in
-flight has landed, then reports ``done`` with the return value.
+keeps the register-file-to-fetch path short for the clock. RETURN ends the routine at once
+(``done`` with the return value) unless a write to the swap bank is still in flight; other
+writes land while the next routine runs, the scoreboard keeps them invisible. ``settled`` says
+the core is idle with nothing in flight (what a testbench waits for before reading registers).
+The next routine may start in the cycle of ``done``; its first word is fetched at once, and the
+entry table is looked up only the first time an entry is used (an ``imem`` write forgets the
+cached entries).
 
 An illegal instruction, a return-stack error, a fetch outside the code memories or a texture /
 output memory address out of range stops the core: ``error`` goes high with ``error_code``
@@ -29,13 +34,14 @@ output memory address out of range stops the core: ``error`` goes high with ``er
 
 from enum import IntEnum
 
-from amaranth import Module, Signal, Mux, Cat, Const, unsigned, signed
+from amaranth import Module, Signal, Mux, Cat, Const, Array, unsigned, signed
 from amaranth.lib import wiring, data, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, NUM_REGS,
-                     BANK_CONFIG, BANK_OUTPUT, US_FC_INST, FcOp, AddrOp, JumpFunc)
+                     BANK_CONFIG, BANK_SWAP, BANK_OUTPUT, NUM_ENTRIES, US_FC_INST, FcOp,
+                     AddrOp, JumpFunc)
 from hdl.decode import Decoder, Decoded
 from hdl.regfile import RegisterFile
 from hdl.valu import VectorALU
@@ -99,7 +105,7 @@ class Core(wiring.Component):
         self.max_latency = self.valu.max_latency
         super().__init__({
             "start": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
-            "busy": Out(1), "done": Out(1), "result": Out(1),
+            "busy": Out(1), "done": Out(1), "result": Out(1), "settled": Out(1),
             "error": Out(1), "error_code": Out(3), "error_pc": Out(16),
             "flip": In(1), "swap_sel": Out(1),
             "io_valid": In(1), "io_addr": In(6), "io_data": In(VectorLayout), "io_ready": Out(1),
@@ -127,8 +133,10 @@ class Core(wiring.Component):
 
         running = Signal()           # a routine is executing
         error = Signal()
+        routine_end = Signal()
+        can_start = Signal()         # a new routine may start (also in the cycle of ``done``)
         m.d.comb += [self.busy.eq(running), self.error.eq(error), self.swap_sel.eq(rf.swap_sel),
-                     rf.flip.eq(self.flip & ~running)]
+                     rf.flip.eq(self.flip & can_start)]
 
         # --- IO side: register rows and user code ----------------------------------------
         m.d.comb += [rf.io_valid.eq(self.io_valid), rf.io_addr.eq(self.io_addr),
@@ -223,7 +231,6 @@ class Core(wiring.Component):
         alu_go = Signal()               # ... into the vector ALU
         redirect = Signal()
         redirect_pc = Signal(16)
-        routine_end = Signal()
         fault = Signal()
         fault_code = Signal(3)
 
@@ -258,7 +265,8 @@ class Core(wiring.Component):
                             with m.Elif(fc.jump):
                                 m.d.comb += [redirect.eq(1), redirect_pc.eq(fc.next_pc)]
                     with m.Case(Kind.RETURN):
-                        with m.If((pending == 0) & (wb_slots == 0)):
+                        # a swap write must land in this copy before the next flip
+                        with m.If(pending[BANK_SWAP.first:BANK_SWAP.last + 1] == 0):
                             m.d.comb += [i_issue.eq(1), routine_end.eq(1)]
                     with m.Case(Kind.TMREAD):
                         out_of_range = Cat(v >= self.tmem_words for v in a_lanes).any()
@@ -327,7 +335,7 @@ class Core(wiring.Component):
             fc_inst.JUMP_FUNC.eq(Mux(kind == Kind.BRANCH, JumpFunc.ALU, JumpFunc.ALWAYS)),
             fc_inst.A_OP.eq(Mux(kind == Kind.CALL, AddrOp.PUSH,
                                 Mux(kind == Kind.RET, AddrOp.POP, AddrOp.NONE))),
-            fc.start.eq(self.start & ~running),
+            fc.start.eq(self.start & can_start),
             fc.pc.eq(i_pc),
             fc.inst.eq(fc_inst),
             fc.addr.jump_addr.eq(i_dec.dst),
@@ -368,9 +376,11 @@ class Core(wiring.Component):
         m.d.sync += wb_slots.eq((wb_slots | reserve) >> 1)
 
         # --- pipeline advance, redirects, start and end of routines ------------------------
+        launch = Signal()                         # a routine's first word is fetched now
+        launch_pc = Signal(16)
         i_takes = ~i_valid | i_issue              # I can take D's instruction this cycle
-        m.d.comb += f_enable.eq(running & (i_takes | ~d_valid) | lookup)
-        m.d.comb += f_addr.eq(f_pc)
+        m.d.comb += f_enable.eq(running & (i_takes | ~d_valid) | lookup | launch)
+        m.d.comb += f_addr.eq(Mux(launch, launch_pc, f_pc))
 
         with m.If(running & ~fault):
             with m.If(redirect | routine_end):
@@ -387,27 +397,40 @@ class Core(wiring.Component):
             with m.If(routine_end):
                 m.d.sync += running.eq(0)
 
-        m.d.comb += [self.done.eq(routine_end & ~fault), self.result.eq(i_dec.imm[0])]
+        m.d.comb += [self.done.eq(routine_end & ~fault), self.result.eq(i_dec.imm[0]),
+                     self.settled.eq(~running & ~lookup & ~lookup_done & (pending == 0))]
 
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
                          running.eq(0), d_valid.eq(0), i_valid.eq(0)]
 
-        # start: resolve the entry (read both tables' word) or go straight to start_pc
+        # start: from start_pc, from the cached entry, or after reading both tables' word
+        entry_pc = Array(Signal(16, name=f"entry_pc{i}") for i in range(NUM_ENTRIES))
+        entry_known = Signal(NUM_ENTRIES)
         entry_index = Signal(4)
-        with m.If(self.start & ~running):
+        m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done)
+        with m.If(self.start & can_start):
             m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), i_valid.eq(0)]
             with m.If(self.start_direct):
-                m.d.sync += [running.eq(1), f_pc.eq(self.start_pc)]
+                m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc)]
+            with m.Elif(entry_known.bit_select(self.start_entry, 1)):
+                m.d.comb += [launch.eq(1), launch_pc.eq(entry_pc[self.start_entry])]
             with m.Else():
-                m.d.sync += [lookup.eq(1), entry_index.eq(self.start_entry)]
+                m.d.sync += [lookup.eq(1), entry_index.eq(self.start_entry), running.eq(0)]
         with m.If(lookup):
             m.d.comb += f_addr.eq(entry_index)
             m.d.sync += [lookup.eq(0), lookup_done.eq(1)]
         with m.If(lookup_done):
             user_entry = ram_r.data[:16]
-            m.d.sync += [lookup_done.eq(0), running.eq(1),
-                         f_pc.eq(Mux(user_entry >= USER_CODE_BASE, user_entry, rom_r.data[:16]))]
+            resolved = Mux(user_entry >= USER_CODE_BASE, user_entry, rom_r.data[:16])
+            m.d.comb += [launch.eq(1), launch_pc.eq(resolved)]
+            m.d.sync += [lookup_done.eq(0), entry_pc[entry_index].eq(resolved),
+                         entry_known.bit_select(entry_index, 1).eq(1)]
+        with m.If(launch):
+            m.d.sync += [running.eq(1), d_valid.eq(1), d_pc.eq(launch_pc), i_valid.eq(0),
+                         f_pc.eq(launch_pc + 1)]
+        with m.If(self.imem_we):                  # user code changed: entries may have too
+            m.d.sync += entry_known.eq(0)
 
         # --- performance counters ------------------------------------------------------------
         c = self.counters

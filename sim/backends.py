@@ -13,7 +13,7 @@ from hdl.core import Core, CoreError
 from hdl.isa import NUM_REGS, USER_CODE_BASE, USER_CODE_START, BANK_OUTPUT
 from hdl.regfile import physical_row
 
-__all__ = ["CoreBench", "run_program_rtl", "read_registers", "core_error_message",
+__all__ = ["CoreBench", "run_program_rtl", "wait_settled", "read_registers", "core_error_message",
            "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
            "io_write", "flip_swap", "RoutineRun", "run_routine", "simulate"]
 
@@ -107,6 +107,7 @@ def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, m
         else:
             error = f"program did not RETURN within {max_cycles} cycles"
         counters = ctx.get(core.counters)
+        await wait_settled(ctx, core)
         regs = read_registers(ctx, core)
         result.update({
             "regs": {str(a): list(v) for a, v in regs.items()},
@@ -212,6 +213,15 @@ def _counters(ctx, core):
                          "stall_memory", "bubbles", "drain")}
 
 
+async def wait_settled(ctx, core):
+    """Wait until the core is idle with no write in flight (registers can then be read)."""
+    for _ in range(core.max_latency + 2):
+        if ctx.get(core.settled):
+            return
+        await ctx.tick()
+    raise AssertionError("the core did not settle after its routine ended")
+
+
 async def run_routine(ctx, core, *, entry=None, pc=None, max_cycles=100_000):
     """Start a routine by entry-table index ``entry`` or at code address ``pc``; wait until it
     RETURNs or stops with an error (then let the ALU's writes in flight land, so that the
@@ -232,11 +242,10 @@ async def run_routine(ctx, core, *, entry=None, pc=None, max_cycles=100_000):
             break
         if ctx.get(core.error):
             error_code, error_pc = ctx.get(core.error_code), ctx.get(core.error_pc)
-            for _ in range(core.max_latency + 1):
-                await ctx.tick()
             break
         await ctx.tick()
     after = _counters(ctx, core)
+    await wait_settled(ctx, core)
     return RoutineRun(done, result, error_code, error_pc,
                       {k: (after[k] - before[k]) & 0xFFFF_FFFF for k in after})
 

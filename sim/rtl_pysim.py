@@ -45,10 +45,13 @@ async def _write_row(ctx, dut, addr, value):
     ctx.set(dut.io_valid, 1)
     ctx.set(dut.io_addr, addr)
     ctx.set(dut.io_data, {"x": x, "y": y, "z": z})
+    ticks = 1
     while not ctx.get(dut.io_ready):
         await ctx.tick()
+        ticks += 1
     await ctx.tick()
     ctx.set(dut.io_valid, 0)
+    return ticks
 
 
 def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
@@ -83,7 +86,7 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                 if triangles and not loaded:
                     # stream the next triangle into the IO copy (MAIN may be running)
                     for row, value in zip(TRIANGLE_ROWS, triangles[next_triangle]):
-                        await _write_row(ctx, dut, row, value)
+                        cycles += await _write_row(ctx, dut, row, value)
                     ctx.set(dut.tri_ready, 1)
                     loaded = True
                 # the flip happens at the clock edge where tri_flip is high: tri_ready must

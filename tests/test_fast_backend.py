@@ -239,4 +239,5 @@ def test_tiny_frame_matches_model():
     omem, stats = render_gpu_fast(scene, default_rom(), cores=1)
     assert omem == expected
     assert stats["pixels"] == scene.width * scene.height
+    assert stats["instructions"] == sum(b.instructions for b in bands)
     assert stats["cycles"] > stats["instructions"]

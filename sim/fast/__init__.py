@@ -7,5 +7,7 @@
 
 from sim.fast.build import BACKENDS, DEFAULT_BACKEND, BuildError, check_tools
 from sim.fast.driver import FastSim, FastSimError
+from sim.fast.gpu import render_gpu_fast
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "BuildError", "check_tools", "FastSim", "FastSimError"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "BuildError", "check_tools", "FastSim", "FastSimError",
+           "render_gpu_fast"]

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 from amaranth.hdl import _ast, _ir
+from amaranth.hdl._nir import CombinationalCycle
 from amaranth.lib import wiring, data
 
 __all__ = ["BuildError", "Port", "Build", "BACKENDS", "DEFAULT_BACKEND", "cache_dir", "top_ports",
@@ -134,7 +135,7 @@ def export_verilog(top, log=print):
     ports = [p for p, _ in pairs]
     ir_ports = {p.name: (v, _ir.PortDirection.Input if p.direction == "in"
                          else _ir.PortDirection.Output) for p, v in pairs}
-    rtlil_text = rtlil.convert(top, name="top", ports=ir_ports, emit_src=False)
+    rtlil_text = _convert_tolerating_cycles(top, ir_ports, log)
     key = _hash(rtlil_text, _yosys_version())
     path = cache_dir() / "verilog" / f"{key}.v"
     if path.exists():
@@ -153,6 +154,30 @@ def export_verilog(top, log=print):
     tmp.write_text(result.stdout)
     tmp.replace(path)
     return result.stdout, ports
+
+
+def _convert_tolerating_cycles(top, ir_ports, log):
+    """rtlil.convert, but a combinational cycle is a warning, not an error: Amaranth checks
+    loops per cell, so a loop that is never active (a condition on the path is false whenever
+    the rest of it is live) is reported too, and Verilator and CXXRTL evaluate such a loop to
+    its fixed point. (A top can be elaborated only once, hence the check is wrapped rather than
+    the conversion retried.)"""
+    from amaranth.hdl import _nir
+    check = _nir.Netlist.check_comb_cycles
+
+    def warn_on_cycles(netlist):
+        try:
+            check(netlist)
+        except CombinationalCycle as e:
+            path = [line.strip() for line in str(e).splitlines()[1:]]
+            log(f"sim.fast: warning: the design has a combinational cycle ({len(path)} steps: "
+                f"{' <- '.join(path)}); exporting it anyway")
+
+    _nir.Netlist.check_comb_cycles = warn_on_cycles
+    try:
+        return rtlil.convert(top, name="top", ports=ir_ports, emit_src=False)
+    finally:
+        _nir.Netlist.check_comb_cycles = check
 
 
 def verilator_name(name):

@@ -1,0 +1,220 @@
+"""Host tool: render a scene on a board over the UART host link (docs/host-link.md).
+
+    python -m boards.host SCENE_DIR|demo --port /dev/ttyUSB0 --out frame.png [--baud 3000000]
+
+Loads the scene (refusing one the board cannot hold exactly: boards/limits.py), starts the
+frame, polls STATUS, reads the converted 8-bit pixels back and writes a PNG (sim.image).
+The serial port is a ``Transport`` (``write(bytes)``, ``read(n) -> bytes``); tests plug in a
+simulated UART instead of pyserial.
+"""
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from boards.host_link import ACK, NAK, CMD_SYNC, CMD_WRITE, CMD_READ, CMD_READ_BYTES, MAX_COUNT
+from boards.limits import ULX3S_85F_LIMITS, SceneDoesNotFit, check_scene_fits
+from hdl.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_DONE, STATUS_ERROR)
+from hdl.io_unit import SLOT_ROWS
+
+__all__ = ["LinkError", "SerialTransport", "HostLinkClient", "scene_load_runs", "render_on_board",
+           "main"]
+
+DEFAULT_BAUD = 3_000_000
+
+
+class LinkError(Exception):
+    """The board did not answer as the protocol says."""
+
+
+class SerialTransport:
+    """pyserial port (``pip install pyserial``, in the ``fpga`` extra)."""
+
+    def __init__(self, port, baud, timeout=2.0):
+        try:
+            import serial
+        except ImportError:
+            raise LinkError("pyserial is not installed: pip install 'theia-gpu[fpga]' "
+                            "(or pip install pyserial)") from None
+        try:
+            self.port = serial.Serial(port, baud, timeout=timeout)
+        except (serial.SerialException, ValueError) as e:
+            raise LinkError(f"cannot open {port} at {baud} baud: {e}") from None
+        self.name = port
+
+    def write(self, data):
+        self.port.write(data)
+
+    def read(self, n):
+        data = self.port.read(n)
+        if len(data) < n:
+            raise LinkError(f"{self.name}: timed out after {len(data)} of {n} bytes")
+        return data
+
+    def flush_input(self):
+        self.port.reset_input_buffer()
+
+
+def _header(cmd, addr, count):
+    return bytes([cmd]) + addr.to_bytes(4, "little") + count.to_bytes(2, "little")
+
+
+class HostLinkClient:
+    """The protocol over a transport. Addresses are GPU word addresses (hdl.host_bus)."""
+
+    def __init__(self, transport):
+        self.transport = transport
+
+    def _expect_ack(self, what):
+        answer = self.transport.read(1)[0]
+        if answer == NAK:
+            raise LinkError(f"{what}: the board answered NAK (command not understood)")
+        if answer != ACK:
+            raise LinkError(f"{what}: expected ACK 0x{ACK:02x}, got 0x{answer:02x}")
+
+    def sync(self):
+        self.transport.write(bytes([CMD_SYNC]))
+        self._expect_ack("sync")
+
+    def write(self, addr, words):
+        words = list(words)
+        for start in range(0, len(words), MAX_COUNT):
+            chunk = words[start:start + MAX_COUNT]
+            payload = b"".join((w & 0xFFFF_FFFF).to_bytes(4, "little") for w in chunk)
+            self.transport.write(_header(CMD_WRITE, addr + start, len(chunk)) + payload)
+            self._expect_ack(f"write of {len(chunk)} words at {addr + start:#x}")
+
+    def read(self, addr, count):
+        words = []
+        for start in range(0, count, MAX_COUNT):
+            n = min(MAX_COUNT, count - start)
+            self.transport.write(_header(CMD_READ, addr + start, n))
+            data = self.transport.read(4 * n)
+            self._expect_ack(f"read of {n} words at {addr + start:#x}")
+            words += [int.from_bytes(data[4 * i:4 * i + 4], "little") for i in range(n)]
+        return words
+
+    def read_bytes(self, addr, count):
+        """Bits 7:0 of ``count`` words (the board's converted pixels)."""
+        out = bytearray()
+        for start in range(0, count, MAX_COUNT):
+            n = min(MAX_COUNT, count - start)
+            self.transport.write(_header(CMD_READ_BYTES, addr + start, n))
+            out += self.transport.read(n)
+            self._expect_ack(f"byte read of {n} words at {addr + start:#x}")
+        return bytes(out)
+
+    def read_register(self, reg):
+        return self.read(host_address(Region.CONTROL, reg), 1)[0]
+
+    def write_register(self, reg, value):
+        self.write(host_address(Region.CONTROL, reg), [value])
+
+
+def scene_load_runs(scene):
+    """(address, words) runs that load ``scene`` into an idle GPU (the same contents as
+    docs/host-interface.md describes), as few and long as possible: rows are written as four
+    words (x, y, z, 0; lane 3 is ignored) so a whole region is one run."""
+    runs = []
+    if scene.user_code:
+        runs.append((host_address(Region.USER, 0),
+                     [half for w in scene.user_code for half in (w >> 32, w & 0xFFFF_FFFF)]))
+    runs.append((host_address(Region.TEXTURE, 0), list(scene.texture)))
+    tri_words = []
+    for triangle in scene.triangles:
+        rows = list(triangle) + [(0, 0, 0)] * (SLOT_ROWS - len(triangle))
+        tri_words += [w for row in rows for w in (*row, 0)]
+    if tri_words:
+        runs.append((host_address(Region.SCENE, 0), tri_words))
+    runs.append((host_address(Region.CONFIG, 0), [w for row in scene.config for w in (*row, 0)]))
+    band_words = []
+    for band, (initial, final) in enumerate(scene.bands):
+        band_words += [*initial, scene.band_output_base(band), *final, 0]
+    runs.append((host_address(Region.BANDS, 0), band_words))
+    runs.append((host_address(Region.CONTROL, Reg.NUM_TRIANGLES),
+                 [len(scene.triangles), len(scene.bands)]))
+    return runs
+
+
+def _error_message(info):
+    from sim.backends import core_error_message
+    return f"core {info >> 24}: " + core_error_message((info >> 16) & 7, info & 0xFFFF)
+
+
+def render_on_board(client, scene, limits=ULX3S_85F_LIMITS, poll_interval=0.05,
+                    timeout=600.0, log=None):
+    """Load, start, wait, read back. Returns ((height, width, 3) uint8 RGB in file order, info).
+    Raises SceneDoesNotFit before touching the board, LinkError on protocol trouble,
+    RuntimeError if the GPU reports an error."""
+    log = log or (lambda text: None)
+    check_scene_fits(scene, limits)
+    client.sync()
+    status = client.read_register(Reg.STATUS)
+    if status & 1:
+        raise LinkError("the GPU is busy with a frame (reset the board)")
+    cores = client.read_register(Reg.CORES)
+    log(f"board answers: {cores} cores")
+    started = time.monotonic()
+    for addr, words in scene_load_runs(scene):
+        client.write(addr, words)
+    log(f"scene loaded in {time.monotonic() - started:.1f} s")
+    client.write_register(Reg.CTRL, CTRL_START)
+    started = time.monotonic()
+    while True:
+        status = client.read_register(Reg.STATUS)
+        if status & STATUS_ERROR:
+            info = client.read_register(Reg.ERROR_INFO)
+            raise RuntimeError(f"the GPU stopped with an error: {_error_message(info)}")
+        if status & STATUS_DONE:
+            break
+        if time.monotonic() - started > timeout:
+            raise LinkError(f"the frame did not finish in {timeout:g} s (STATUS {status:#x})")
+        time.sleep(poll_interval)
+    cycles = client.read_register(Reg.CYCLES)
+    log(f"frame done: {cycles} GPU cycles")
+    count = 3 * scene.width * scene.height
+    data = client.read_bytes(host_address(Region.OUTPUT, 0), count)
+    rgb = np.frombuffer(data, dtype=np.uint8).reshape(scene.height, scene.width, 3)
+    return rgb, {"cores": cores, "cycles": cycles}
+
+
+def _load(scene_arg):
+    if scene_arg == "demo":
+        from sim.demo_scene import demo_scene
+        return demo_scene()
+    from sim.scene import load_scene
+    return load_scene(scene_arg)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m boards.host", description=__doc__.split("\n")[0])
+    parser.add_argument("scene", help="scene directory (theia-2010 format) or 'demo'")
+    parser.add_argument("--port", required=True, help="serial port, e.g. /dev/ttyUSB0")
+    parser.add_argument("--baud", type=int, default=DEFAULT_BAUD)
+    parser.add_argument("--out", required=True, help="PNG file to write")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the frame")
+    args = parser.parse_args(argv)
+
+    from sim.scene import SceneError
+    from sim.image import write_png
+    try:
+        scene = _load(args.scene)
+        check_scene_fits(scene, ULX3S_85F_LIMITS)
+        client = HostLinkClient(SerialTransport(args.port, args.baud))
+        rgb, info = render_on_board(client, scene, timeout=args.timeout,
+                                    log=lambda text: print(text, file=sys.stderr))
+        write_png(args.out, rgb)
+    except (SceneError, SceneDoesNotFit) as e:
+        sys.exit(f"error: {e}")
+    except LinkError as e:
+        sys.exit(f"error: host link: {e}")
+    except (RuntimeError, OSError) as e:
+        sys.exit(f"error: {e}")
+    print(f"wrote {args.out} ({scene.width}x{scene.height}, {info['cycles']} cycles on "
+          f"{info['cores']} cores)")
+
+
+if __name__ == "__main__":
+    main()

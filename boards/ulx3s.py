@@ -1,0 +1,157 @@
+"""ULX3S (ECP5 LFE5U-85F-6) board top: PLL, reset, LEDs, UART host link and the GPU.
+
+``BoardLogic`` is the platform-independent part (UART receiver/transmitter, the host-link
+bridge, a HostBus target: the Gpu, or a stand-in in tests). ``Ulx3sTop`` adds the clock, reset,
+pins and LEDs.
+
+Clock: an EHXPLLL from the 25 MHz oscillator, CLKOP fed back, so the clock is
+25 MHz x CLKFB_DIV / CLKI_DIV, with the VCO (clock x CLKOP_DIV) in 400-800 MHz and the phase
+detector (25 / CLKI_DIV) at least 3.125 MHz, i.e. CLKI_DIV 1-8: every multiple of 25/8 MHz
+(3.125 MHz) from 3.125 to 400 MHz is exact, e.g. 50, 60, 62.5, 65.625, 75, 100 MHz. Another
+request gets the nearest of those (``ecp5_pll`` reports it).
+
+Reset: until the PLL locks, and while the PWR button is held (synchronised).
+LEDs: 0 heartbeat (~1 Hz), 1 busy, 2 done, 3 error, 4 host-link command active, 7 PLL locked.
+UART: the FTDI port (resource "uart"), 8N1, 3 Mbaud by default.
+"""
+
+from dataclasses import dataclass
+
+from amaranth import Elaboratable, Module, Signal, ClockDomain, Instance
+from amaranth.lib import wiring
+from amaranth.lib.cdc import ResetSynchronizer
+from amaranth.lib.wiring import In, Out
+
+from boards.host_link import HostLink
+from boards.limits import ULX3S_85F_LIMITS
+from boards.narrow_memory import narrow_gpu_memories
+from boards.uart import UartRx, UartTx, uart_divisor
+
+__all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "make_gpu", "DEFAULT_BAUD",
+           "DEFAULT_FREQ_MHZ"]
+
+OSC_MHZ = 25.0
+DEFAULT_FREQ_MHZ = 75.0
+DEFAULT_BAUD = 3_000_000
+
+
+@dataclass(frozen=True)
+class PllConfig:
+    clki_div: int
+    clkfb_div: int
+    clkop_div: int
+    freq_mhz: float
+    vco_mhz: float
+
+
+def ecp5_pll(freq_mhz, fin_mhz=OSC_MHZ):
+    """EHXPLLL dividers for the clock nearest ``freq_mhz`` (CLKOP feedback)."""
+    if not 3.125 <= freq_mhz <= 400:
+        raise ValueError(f"--freq {freq_mhz} MHz: the ECP5 PLL output is 3.125-400 MHz")
+    best = None
+    for clki in range(1, 129):
+        pfd = fin_mhz / clki
+        if pfd < 3.125:
+            break
+        for fb in range(1, 81):
+            fout = pfd * fb
+            if not 3.125 <= fout <= 400:
+                continue
+            for op in range(1, 129):
+                vco = fout * op
+                if 400 <= vco <= 800:
+                    # nearest frequency; then the highest VCO (least jitter)
+                    key = (abs(fout - freq_mhz), -vco)
+                    if best is None or key < best[0]:
+                        best = (key, PllConfig(clki, fb, op, fout, vco))
+    return best[1]
+
+
+def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
+    """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores."""
+    from hdl.gpu import Gpu
+    if rom is None:
+        from firmware.rom import default_rom
+        rom = default_rom()
+    return narrow_gpu_memories(Gpu(rom, cores=cores, **limits.gpu_params()))
+
+
+class BoardLogic(wiring.Component):
+    """UART pins <-> host link <-> ``target`` (anything with an ``In(HostBus())`` port ``host``
+    and ``busy``/``done``/``error`` outputs). ``divisor``: clock cycles per UART bit."""
+
+    def __init__(self, target, divisor, link_timeout=1 << 20):
+        self.target = target
+        self.divisor = divisor
+        self.link_timeout = link_timeout
+        super().__init__({
+            "rx": In(1, init=1), "tx": Out(1, init=1),
+            "busy": Out(1), "done": Out(1), "error": Out(1), "link_active": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.uart_rx = rx = UartRx(self.divisor)
+        m.submodules.uart_tx = tx = UartTx(self.divisor)
+        m.submodules.link = link = HostLink(timeout=self.link_timeout)
+        m.submodules.target = target = self.target
+        m.d.comb += [rx.rx.eq(self.rx), self.tx.eq(tx.tx), self.link_active.eq(link.active),
+                     self.busy.eq(target.busy), self.done.eq(target.done),
+                     self.error.eq(target.error)]
+        wiring.connect(m, rx.data, link.rx)
+        wiring.connect(m, link.tx, tx.data)
+        wiring.connect(m, link.bus, target.host)
+        return m
+
+
+class Ulx3sTop(Elaboratable):
+    def __init__(self, *, cores=4, freq_mhz=DEFAULT_FREQ_MHZ, baud=DEFAULT_BAUD,
+                 limits=ULX3S_85F_LIMITS, rom=None):
+        self.pll = ecp5_pll(freq_mhz)
+        self.freq_hz = self.pll.freq_mhz * 1e6
+        self.baud = baud
+        self.divisor = uart_divisor(self.freq_hz, baud)
+        self.cores = cores
+        self.limits = limits
+        self.gpu = make_gpu(cores, limits, rom)
+
+    def elaborate(self, platform):
+        m = Module()
+        pll = self.pll
+        clk25 = platform.request("clk25")
+        m.domains.sync = cd_sync = ClockDomain("sync")
+        locked = Signal()
+        m.submodules.pll = Instance(
+            "EHXPLLL",
+            a_FREQUENCY_PIN_CLKI=f"{OSC_MHZ:g}", a_FREQUENCY_PIN_CLKOP=f"{pll.freq_mhz:g}",
+            a_ICP_CURRENT="12", a_LPF_RESISTOR="8", a_MFG_ENABLE_FILTEROPAMP="1",
+            a_MFG_GMCREF_SEL="2",
+            p_PLLRST_ENA="DISABLED", p_INTFB_WAKE="DISABLED", p_STDBY_ENABLE="DISABLED",
+            p_DPHASE_SOURCE="DISABLED", p_OUTDIVIDER_MUXA="DIVA", p_OUTDIVIDER_MUXB="DIVB",
+            p_OUTDIVIDER_MUXC="DIVC", p_OUTDIVIDER_MUXD="DIVD",
+            p_CLKI_DIV=pll.clki_div, p_CLKFB_DIV=pll.clkfb_div, p_CLKOP_DIV=pll.clkop_div,
+            p_CLKOP_ENABLE="ENABLED", p_CLKOP_CPHASE=pll.clkop_div - 1, p_CLKOP_FPHASE=0,
+            p_FEEDBK_PATH="CLKOP",
+            i_RST=0, i_STDBY=0, i_CLKI=clk25.i, o_CLKOP=cd_sync.clk, i_CLKFB=cd_sync.clk,
+            i_PHASESEL0=0, i_PHASESEL1=0, i_PHASEDIR=1, i_PHASESTEP=1, i_PHASELOADREG=1,
+            i_PLLWAKESYNC=0, i_ENCLKOP=0, o_LOCK=locked)
+        platform.add_clock_constraint(cd_sync.clk, self.freq_hz)
+
+        button = platform.request("button_pwr", 0)
+        m.submodules.reset_sync = ResetSynchronizer(~locked | button.i, domain="sync")
+
+        m.submodules.logic = logic = BoardLogic(self.gpu, self.divisor,
+                                                link_timeout=int(self.freq_hz // 64))
+        uart = platform.request("uart", 0)
+        m.d.comb += [logic.rx.eq(uart.rx.i), uart.tx.o.eq(logic.tx)]
+
+        heartbeat = Signal(range(int(self.freq_hz)))
+        blink = Signal()
+        with m.If(heartbeat == int(self.freq_hz // 2) - 1):
+            m.d.sync += [heartbeat.eq(0), blink.eq(~blink)]
+        with m.Else():
+            m.d.sync += heartbeat.eq(heartbeat + 1)
+        leds = [platform.request("led", i).o for i in range(8)]
+        m.d.comb += [leds[0].eq(blink), leds[1].eq(logic.busy), leds[2].eq(logic.done),
+                     leds[3].eq(logic.error), leds[4].eq(logic.link_active), leds[7].eq(locked)]
+        return m
