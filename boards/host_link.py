@@ -79,7 +79,7 @@ class HostLink(wiring.Component):
                     m.d.sync += [header.eq(Cat(header[8:], self.rx.payload)), nbytes.eq(nbytes - 1)]
                     with m.If(nbytes == 1):
                         new_count = self.rx.payload.as_unsigned() << 8 | header[40:48]
-                        m.d.sync += [addr.eq(header[16:48]), count.eq(new_count), nbytes.eq(4)]
+                        m.d.sync += [addr.eq(header[8:40]), count.eq(new_count), nbytes.eq(4)]
                         with m.If(new_count == 0):
                             m.next = "ACK"
                         with m.Elif(cmd == CMD_WRITE):

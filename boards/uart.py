@@ -106,14 +106,16 @@ class UartTx(wiring.Component):
         frame = Signal(10, init=0x3FF)      # bits still to send, LSB first; idle = all ones
         bits = Signal(range(11))
         timer = Signal(range(self.divisor))
-        m.d.comb += [self.tx.eq(frame[0]), self.data.ready.eq(bits == 0)]
-        with m.If(bits == 0):
-            with m.If(self.data.valid):
-                m.d.sync += [frame.eq(Cat(0, self.data.payload, 1)), bits.eq(10),
-                             timer.eq(self.divisor - 1)]
-        with m.Elif(timer == 0):
-            m.d.sync += [frame.eq(Cat(frame[1:], 1)), bits.eq(bits - 1),
+        # the next byte is taken as the stop bit ends, so frames follow back to back
+        m.d.comb += [self.tx.eq(frame[0]),
+                     self.data.ready.eq((bits == 0) | ((bits == 1) & (timer == 0)))]
+        with m.If(self.data.valid & self.data.ready):
+            m.d.sync += [frame.eq(Cat(0, self.data.payload, 1)), bits.eq(10),
                          timer.eq(self.divisor - 1)]
-        with m.Else():
-            m.d.sync += timer.eq(timer - 1)
+        with m.Elif(bits != 0):
+            with m.If(timer == 0):
+                m.d.sync += [frame.eq(Cat(frame[1:], 1)), bits.eq(bits - 1),
+                             timer.eq(self.divisor - 1)]
+            with m.Else():
+                m.d.sync += timer.eq(timer - 1)
         return m

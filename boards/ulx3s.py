@@ -5,10 +5,10 @@ bridge, a HostBus target: the Gpu, or a stand-in in tests). ``Ulx3sTop`` adds th
 pins and LEDs.
 
 Clock: an EHXPLLL from the 25 MHz oscillator, CLKOP fed back, so the clock is
-25 MHz x CLKFB_DIV / CLKI_DIV, with the VCO (clock x CLKOP_DIV) in 400-800 MHz and the phase
-detector (25 / CLKI_DIV) at least 3.125 MHz, i.e. CLKI_DIV 1-8: every multiple of 25/8 MHz
-(3.125 MHz) from 3.125 to 400 MHz is exact, e.g. 50, 60, 62.5, 65.625, 75, 100 MHz. Another
-request gets the nearest of those (``ecp5_pll`` reports it).
+25 MHz x CLKFB_DIV / CLKI_DIV with CLKI_DIV 1-8 (the phase detector needs >= 3.125 MHz),
+CLKFB_DIV 1-80 and a VCO (clock x CLKOP_DIV) in 400-800 MHz: e.g. 50, 60, 62.5, 65.625, 75,
+80, 100 MHz are exact. Another request gets the nearest achievable clock (``ecp5_pll``; the
+build report gives the one used).
 
 Reset: until the PLL locks, and while the PWR button is held (synchronised).
 LEDs: 0 heartbeat (~1 Hz), 1 busy, 2 done, 3 error, 4 host-link command active, 7 PLL locked.

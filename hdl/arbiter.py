@@ -14,7 +14,7 @@ Both are combinational from ``valid`` to ``ready`` (one small priority choice), 
 registered only through the round-robin pointer: cheap on an FPGA for a handful of requesters.
 """
 
-from amaranth import Module, Signal, Const
+from amaranth import Module, Signal
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 

@@ -30,7 +30,7 @@ from hdl.arbiter import RoundRobinArbiter, SharedReadPort
 from hdl.core import OutputWrite
 from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
-from hdl.io_unit import IoUnit, BandEntry, ConfigWrite, SLOT_ROWS
+from hdl.io_unit import IoUnit, BandEntry, SLOT_ROWS
 from hdl.isa import VectorLayout
 from hdl.shader_core import ShaderCore
 
@@ -77,10 +77,12 @@ class Gpu(wiring.Component):
         self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
                                         omem_words=omem_words) for _ in range(cores)]
         self.io_units = [IoUnit(self.scene_rows) for _ in range(cores)]
-        self.scene_mem = Memory(shape=unsigned(VectorLayout.as_shape().size), depth=self.scene_rows, init=[])
+        self.scene_mem = Memory(shape=unsigned(VectorLayout.as_shape().size),
+                                depth=self.scene_rows, init=[])
         self.tmem = Memory(shape=unsigned(32), depth=tmem_words, init=[])
         self.omem = Memory(shape=unsigned(32), depth=omem_words, init=[])
-        self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size), depth=max_bands, init=[])
+        self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size), depth=max_bands,
+                                 init=[])
 
     def elaborate(self, platform):
         m = Module()

@@ -8,7 +8,7 @@ Python constants and ``host_address`` give testbenches and drivers the same map.
 
 from enum import IntEnum
 
-from amaranth import Module, Signal
+from amaranth import Module
 from amaranth.lib import wiring, enum
 from amaranth.lib.wiring import In, Out
 

@@ -89,7 +89,7 @@ class IoUnit(wiring.Component):
         m.d.comb += [
             self.scene_req.valid.eq(streaming & (self.num_triangles != 0)
                                     & (req_row < ROWS_PER_TRIANGLE)
-                                    & (buffer.level < buffer.depth)),
+                                    & (buffer.level + in_flight < buffer.depth)),
             self.scene_req.payload.eq(triangle * SLOT_ROWS + req_row),
         ]
         taken = self.scene_req.valid & self.scene_req.ready

@@ -4,7 +4,6 @@ port routing each word back to the requester that asked for it."""
 import random
 
 from amaranth import Module, unsigned
-from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 

