@@ -135,6 +135,7 @@ class Core(wiring.Component):
         error = Signal()
         routine_end = Signal()
         can_start = Signal()         # a new routine may start (also in the cycle of ``done``)
+        fc_start = Signal()
         m.d.comb += [self.busy.eq(running), self.error.eq(error), self.swap_sel.eq(rf.swap_sel),
                      rf.flip.eq(self.flip & can_start)]
 
@@ -335,7 +336,7 @@ class Core(wiring.Component):
             fc_inst.JUMP_FUNC.eq(Mux(kind == Kind.BRANCH, JumpFunc.ALU, JumpFunc.ALWAYS)),
             fc_inst.A_OP.eq(Mux(kind == Kind.CALL, AddrOp.PUSH,
                                 Mux(kind == Kind.RET, AddrOp.POP, AddrOp.NONE))),
-            fc.start.eq(self.start & can_start),
+            fc.start.eq(fc_start),
             fc.pc.eq(i_pc),
             fc.inst.eq(fc_inst),
             fc.addr.jump_addr.eq(i_dec.dst),
@@ -409,6 +410,10 @@ class Core(wiring.Component):
         entry_known = Signal(NUM_ENTRIES)
         entry_index = Signal(4)
         m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done)
+        # The FC stacks are emptied one cycle after the start (the routine's first instruction
+        # reaches issue two cycles after it at the earliest); registering it keeps the path
+        # done -> start (chained routines) free of a loop through the engine's error output.
+        m.d.sync += fc_start.eq(self.start & can_start)
         with m.If(self.start & can_start):
             m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), i_valid.eq(0)]
             with m.If(self.start_direct):
