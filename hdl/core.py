@@ -15,7 +15,10 @@ Stages (ports and signals are prefixed by the stage they belong to)::
 
 Hazards are invisible to programs: a scoreboard of registers with a write in flight stalls a
 reader (RAW) and a second writer (WAW) until the write lands, and the write that lands in the
-same cycle is forwarded into the operands. Writes complete out of order, so at issue every
+same cycle is forwarded into the operands. One exception saves most of a DIV's latency where
+it matters: for a DIV in flight the scoreboard also holds the outlook of lane x of its result
+(sign and zero-ness, hdl/div_outlook.py), and a conditional jump on lane x that compares that
+register with an operand whose x is 0 decides from the outlook without waiting. Writes complete out of order, so at issue every
 instruction reserves the one cycle its result will use the write port in (``wb_slots``).
 
 A taken jump costs two bubbles: the decision is registered before fetch is redirected, which
@@ -46,6 +49,7 @@ from hdl.decode import Decoder, Decoded
 from hdl.regfile import RegisterFile
 from hdl.valu import VectorALU
 from hdl.fc_engine import FlowControlEngine
+from hdl.div_outlook import DivOutlook
 
 __all__ = ["Core", "CoreError", "OutputWrite"]
 
@@ -217,9 +221,25 @@ class Core(wiring.Component):
         i_writes = Signal()             # this instruction writes a register (through the ALU)
         m.d.comb += i_writes.eq(i_dec.writes & (i_dec.dst > BANK_CONFIG.last)
                                 & (i_dec.dst < BANK_OUTPUT.first))
+        a_waits = Signal()
+        b_waits = Signal()
+        m.d.comb += [a_waits.eq(i_dec.reads_a & is_pending(i_dec.src1, a_hit)),
+                     b_waits.eq(i_dec.reads_b & is_pending(i_dec.b_addr, b_hit))]
+
+        # DIV outlook: lane x's sign and zero-ness of every DIV result in flight
+        m.submodules.div_outlook = outlook = DivOutlook()
+        m.d.comb += [outlook.a.eq(i_a.x), outlook.b.eq(i_b.x)]
+        outlook_known = Signal(NUM_REGS)
+        outlook_negative = Signal(NUM_REGS)
+        outlook_zero = Signal(NUM_REGS)
+        src1 = i_dec.src1[:8]
+        early_jump = Signal()       # a lane-x jump decided from the outlook of SRC1's DIV
+        m.d.comb += early_jump.eq((i_dec.kind == Kind.BRANCH) & (i_dec.opcode[3:5] == 0b01)
+                                  & a_waits & outlook_known.bit_select(src1, 1)
+                                  & ~b_waits & (i_b.x == 0))
+
         hazard = Signal()
-        m.d.comb += hazard.eq((i_dec.reads_a & is_pending(i_dec.src1, a_hit))
-                              | (i_dec.reads_b & is_pending(i_dec.b_addr, b_hit))
+        m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits
                               | (i_writes & is_pending(i_dec.dst, dst_hit)))
 
         # write-port reservations: wb_slots[k] = the write port is taken k cycles from now
@@ -325,11 +345,15 @@ class Core(wiring.Component):
             for sel, n in ((1, 0), (2, 1), (3, 2)):
                 with m.Case(sel):
                     m.d.comb += [lhs.eq(a_lanes[n]), rhs.eq(b_lanes[n])]
+        # A vs 0 from the outlook: lhs < 0 is "negative", lhs == 0 is "zero"
+        neg = outlook_negative.bit_select(src1, 1)
+        zero = outlook_zero.bit_select(src1, 1)
         with m.Switch(i_dec.opcode[:3]):
-            for rel, expr in ((0, lhs > rhs), (1, lhs < rhs), (2, lhs == rhs), (3, lhs != rhs),
-                              (4, lhs >= rhs), (5, lhs <= rhs)):
+            for rel, expr, early in ((0, lhs > rhs, ~neg & ~zero), (1, lhs < rhs, neg),
+                                     (2, lhs == rhs, zero), (3, lhs != rhs, ~zero),
+                                     (4, lhs >= rhs, ~neg), (5, lhs <= rhs, neg | zero)):
                 with m.Case(rel):
-                    m.d.comb += compare.eq(expr)
+                    m.d.comb += compare.eq(Mux(early_jump, early, expr))
         fc_inst = Signal(US_FC_INST.layout)
         m.d.comb += [
             fc_inst.OP.eq(FcOp.JUMP),
@@ -370,6 +394,11 @@ class Core(wiring.Component):
             m.d.comb += next_pending.bit_select(w_tag.addr, 1).eq(0)
         with m.If(issued_write):
             m.d.comb += next_pending.bit_select(i_dec.dst[:8], 1).eq(1)
+            # only a DIV writing lane x leaves an outlook; any other write forgets it
+            is_div_x = (i_dec.opcode == Op.DIV) & i_dec.wmask[2] & outlook.known
+            m.d.sync += [outlook_known.bit_select(i_dec.dst[:8], 1).eq(is_div_x),
+                         outlook_negative.bit_select(i_dec.dst[:8], 1).eq(outlook.negative),
+                         outlook_zero.bit_select(i_dec.dst[:8], 1).eq(outlook.zero)]
         m.d.sync += pending.eq(next_pending)
         reserve = Signal(self.max_latency + 1)
         with m.If(issued_write):

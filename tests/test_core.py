@@ -567,3 +567,47 @@ def test_return_does_not_wait_for_writes_outside_the_swap_bank():
     c = run.counters
     assert c["drain"] == 0
     assert c["cycles"] < 20                        # done long before the DIV's 26 cycles
+
+
+# --- conditional jumps decided from a DIV's outlook --------------------------------------
+
+OUTLOOK_CASES = [
+    (3 * ONE, 2 * ONE), (3 * ONE, -2 * ONE), (-3 * ONE, 2 * ONE), (-3 * ONE, -2 * ONE),
+    (1, 3 * ONE),                  # quotient 0
+    (-1, 3 * ONE),                 # quotient -0 = 0
+    (5 * ONE, 0), (-5 * ONE, 0), (0, 0),          # division by zero
+    (0x7FFF_FFFF, 1), (0x8000_0000, 1),           # the quotient's kept bits need the divider
+    (0, -ONE),
+]
+
+
+@pytest.mark.parametrize("relation", ["JGX", "JLX", "JEQX", "JNEX", "JGEX", "JLEX"])
+@pytest.mark.parametrize("a, b", OUTLOOK_CASES)
+def test_jump_on_a_dividing_quotient_matches_the_model(relation, a, b):
+    run, regs = check_against_model(f"""
+        SETX R1 {a & MASK32}
+        SETX R2 {b & MASK32}
+        ZERO R4 VOID VOID
+        DIV R3 R1 R2
+        {relation} TAKEN R3 R4
+        SETX R5 1
+        RETURN RT_FALSE
+    TAKEN:
+        SETX R5 2
+        RETURN RT_TRUE
+    """)
+
+
+def test_jump_on_a_quotient_does_not_wait_for_the_divider():
+    run, regs = check_against_model("""
+        SETX R1 0xFFFA0000
+        SETX R2 0x00020000
+        ZERO R4 VOID VOID
+        DIV R3 R1 R2
+        JLX NEGATIVE R3 R4
+        RETURN RT_FALSE
+    NEGATIVE:
+        RETURN RT_TRUE
+    """)
+    assert run.result == 1
+    assert run.cycles < 15                         # the DIV alone takes 26
