@@ -85,7 +85,7 @@ def bench_gpu(backend, cores, size):
     sim = FastSim(lambda: make_gpu(default_rom(), cores, scene), backend=backend)
     prepare_s = time.monotonic() - start
     cpu = time.process_time()
-    _, stats = render_gpu_fast(scene, default_rom(), cores=cores, sim=sim)
+    _, stats = render_gpu_fast(scene, default_rom(), cores=cores, sim=sim, max_cycles=100_000_000)
     cpu = time.process_time() - cpu
     return sim.cycles, stats["wall_s"], cpu, sim.build_info, prepare_s
 

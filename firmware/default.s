@@ -65,19 +65,22 @@ ENTRYPOINT_ADRR_RGU:
 ENTRYPOINT_ADRR_MAIN:
 ENTRYPOINT_ADRR_BIU:
     SUB CREG_E2 CREG_V2 CREG_V0
+    CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
     SUB CREG_E1 CREG_V1 CREG_V0
     SUB CREG_T CREG_CAMERA_POSITION CREG_V0
-    CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
     CROSS CREG_Q CREG_T CREG_E1
     DOT CREG_DELTA CREG_P CREG_E1
     DOT CREG_H2 CREG_P CREG_T
     DOT CREG_H1 CREG_Q CREG_E2
     DOT CREG_H3 CREG_Q CREG_RAY_DIRECTION
-    DIV CREG_u CREG_H2 CREG_DELTA            // u first: it decides most misses
-    DIV CREG_v CREG_H3 CREG_DELTA
-    DIV CREG_t CREG_H1 CREG_DELTA
+    // Each test follows its DIV at once: the core decides a jump that compares a quotient in
+    // flight with 0 from the quotient's sign, known when the DIV issues (half of all triangles
+    // are rejected by u < 0 alone, a third by v < 0).
+    DIV CREG_u CREG_H2 CREG_DELTA
     JLX MAIN_MISS CREG_u CREG_ZERO
+    DIV CREG_v CREG_H3 CREG_DELTA
     JLX MAIN_MISS CREG_v CREG_ZERO
+    DIV CREG_t CREG_H1 CREG_DELTA
     ADD R1 CREG_u CREG_v
     // u + v > 1 tested as (u + v) - 1 > 0: u, v >= 0 here, so fix(u + v) >= 0 and the DEC is
     // exact; this saves keeping a register with 1.0 in it.
