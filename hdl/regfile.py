@@ -1,21 +1,21 @@
 """The register banks of one core (theia-isa.md §7, §8).
 
-All banks live in one physical memory of 96-bit rows (so one FPGA block RAM group serves them),
-kept twice so that the pipeline has two read ports, A and B (each copy: one read, one write).
+Two physical memories of 96-bit rows, each kept twice so that the pipeline has two read ports,
+A and B (each copy: one read, one write port):
 
-Physical rows::
-
-      0 -  41   configuration (EXE writes are dropped; the IO side writes them)
-     64 -  85   swap bank, copy 0  (registers 42-63)
-     96 - 117   swap bank, copy 1
-    128 - 191   constants, user and internal registers (64-127)
+* ``copies`` (the general memory), row = register number: configuration 0-41 (EXE writes are
+  dropped; the IO side writes them) and constants, user and internal registers 64-127.
+* ``swap_copies`` (the swap memory): the swap bank (registers 42-63) twice, copy 0 in rows
+  0-21 and copy 1 in rows 32-53. ``swap_sel`` says which copy EXE sees; the IO side writes the
+  other one. ``flip`` exchanges them; the core flips only between routines, with no swap write
+  in flight.
 
 Registers 128-131 (output) have no storage: EXE writes are dropped and reads give 0.
-``swap_sel`` says which swap copy EXE sees; the IO side writes the other one. ``flip`` exchanges
-them; the core flips only between routines, when nothing is in flight.
 
-The single write port is shared: the pipeline's writeback always wins (its slot was reserved
-when the instruction issued), the IO side waits (``io_ready``) for a cycle without one.
+Each memory has its own write port, so the IO side streaming a triangle into the swap memory
+does not compete with the pipeline's writebacks, which go almost all to the general memory.
+Where both want the same memory in the same cycle, the writeback wins (its slot was reserved
+when the instruction issued) and the IO side waits (``io_ready`` low).
 Read data appears one cycle after the address; a write in the same cycle as the read is seen
 (transparent read ports).
 """
@@ -27,20 +27,15 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.isa import VectorLayout, BANK_CONFIG, BANK_SWAP, BANK_OUTPUT
 
-__all__ = ["RegisterFile", "physical_row", "ROWS"]
+__all__ = ["RegisterFile"]
 
-ROWS = 192
-_SWAP_BASE = 64
-_GENERAL_OFFSET = 64      # registers 64-127 live at rows 128-191
+GENERAL_ROWS = 128
+SWAP_ROWS = 64
+_COPY_STRIDE = 32          # row of swap register r in copy c: c * 32 + (r - 42)
 
 
-def physical_row(addr, swap_copy):
-    """Python version of the address map (for testbenches reading the memory)."""
-    if addr in BANK_SWAP:
-        return _SWAP_BASE + 32 * swap_copy + (addr - BANK_SWAP.first)
-    if addr >= 64:
-        return addr + _GENERAL_OFFSET
-    return addr
+def _in_swap(addr):
+    return (addr >= BANK_SWAP.first) & (addr <= BANK_SWAP.last)
 
 
 class RegisterFile(wiring.Component):
@@ -70,52 +65,65 @@ class RegisterFile(wiring.Component):
 
     def __init__(self):
         super().__init__()
-        self.copies = [Memory(shape=unsigned(96), depth=ROWS, init=[]) for _ in "AB"]
+        self.copies = [Memory(shape=unsigned(96), depth=GENERAL_ROWS, init=[]) for _ in "AB"]
+        self.swap_copies = [Memory(shape=unsigned(96), depth=SWAP_ROWS, init=[]) for _ in "AB"]
+
+    def storage(self, addr, swap_copy):
+        """(the A and B copies of the memory, row) holding register ``addr`` (testbenches)."""
+        if addr in BANK_SWAP:
+            return self.swap_copies, swap_copy * _COPY_STRIDE + addr - BANK_SWAP.first
+        return self.copies, addr
 
     @staticmethod
-    def _row(m, addr, copy, name):
-        """The physical row of register ``addr`` in swap copy ``copy`` (an 8-bit signal)."""
-        row = Signal(8, name=name)
-        with m.If((addr >= BANK_SWAP.first) & (addr <= BANK_SWAP.last)):
-            m.d.comb += row.eq(_SWAP_BASE + (copy << 5) + (addr - BANK_SWAP.first))
-        with m.Elif(addr >= 64):
-            m.d.comb += row.eq(addr + _GENERAL_OFFSET)
-        with m.Else():
-            m.d.comb += row.eq(addr)
+    def _swap_row(m, addr, copy, name):
+        row = Signal(6, name=name)
+        m.d.comb += row.eq((copy << 5) + (addr - BANK_SWAP.first))
         return row
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.copy_a, m.submodules.copy_b = self.copies
+        m.submodules.general_a, m.submodules.general_b = self.copies
+        m.submodules.swap_a, m.submodules.swap_b = self.swap_copies
 
         swap_sel = Signal()
         m.d.comb += self.swap_sel.eq(swap_sel)
         with m.If(self.flip):
             m.d.sync += swap_sel.eq(~swap_sel)
 
-        # One write port per copy, both driven by the same (arbitrated) write.
-        exe_writable = ((self.w_addr > BANK_CONFIG.last) & (self.w_addr < BANK_OUTPUT.first))
+        exe_writable = (self.w_addr > BANK_CONFIG.last) & (self.w_addr < BANK_OUTPUT.first)
         exe_we = self.w_en & exe_writable & (self.w_mask != 0)
-        exe_row = self._row(m, self.w_addr, swap_sel, "exe_row")
-        io_row = self._row(m, self.io_addr, ~swap_sel, "io_row")
-        m.d.comb += self.io_ready.eq(~exe_we)
+        exe_swap = _in_swap(self.w_addr)
+        io_swap = _in_swap(self.io_addr)
+        exe_swap_row = self._swap_row(m, self.w_addr, swap_sel, "exe_swap_row")
+        io_swap_row = self._swap_row(m, self.io_addr, ~swap_sel, "io_swap_row")
+        # the IO side waits only for a writeback into the same memory
+        m.d.comb += self.io_ready.eq(~(exe_we & (exe_swap == io_swap)))
 
-        write_ports = []
-        for mem in self.copies:
-            wp = mem.write_port(granularity=32)
-            write_ports.append(wp)
-            with m.If(exe_we):
-                m.d.comb += [wp.addr.eq(exe_row), wp.data.eq(self.w_data), wp.en.eq(self.w_mask)]
-            with m.Elif(self.io_valid):
-                m.d.comb += [wp.addr.eq(io_row), wp.data.eq(self.io_data), wp.en.eq(0b111)]
+        general_ports, swap_ports = [], []
+        for general, swap in zip(self.copies, self.swap_copies):
+            gp = general.write_port(granularity=32)
+            sp = swap.write_port(granularity=32)
+            general_ports.append(gp)
+            swap_ports.append(sp)
+            with m.If(exe_we & ~exe_swap):
+                m.d.comb += [gp.addr.eq(self.w_addr), gp.data.eq(self.w_data),
+                             gp.en.eq(self.w_mask)]
+            with m.Elif(self.io_valid & ~io_swap):
+                m.d.comb += [gp.addr.eq(self.io_addr), gp.data.eq(self.io_data), gp.en.eq(0b111)]
+            with m.If(exe_we & exe_swap):
+                m.d.comb += [sp.addr.eq(exe_swap_row), sp.data.eq(self.w_data),
+                             sp.en.eq(self.w_mask)]
+            with m.Elif(self.io_valid & io_swap):
+                m.d.comb += [sp.addr.eq(io_swap_row), sp.data.eq(self.io_data), sp.en.eq(0b111)]
 
-        for mem, wp, addr, out, name in ((self.copies[0], write_ports[0], self.ra_addr,
-                                          self.ra_data, "a"),
-                                         (self.copies[1], write_ports[1], self.rb_addr,
-                                          self.rb_data, "b")):
-            rp = mem.read_port(transparent_for=(wp,))
+        for copy, addr, out, name in ((0, self.ra_addr, self.ra_data, "a"),
+                                      (1, self.rb_addr, self.rb_data, "b")):
+            general_rp = self.copies[copy].read_port(transparent_for=(general_ports[copy],))
+            swap_rp = self.swap_copies[copy].read_port(transparent_for=(swap_ports[copy],))
+            m.d.comb += [general_rp.addr.eq(addr[:7]),
+                         swap_rp.addr.eq(self._swap_row(m, addr, swap_sel, f"{name}_swap_row"))]
+            from_swap = Signal(name=f"{name}_from_swap")
             reads_zero = Signal(name=f"{name}_reads_output_bank")
-            m.d.comb += rp.addr.eq(self._row(m, addr, swap_sel, f"{name}_row"))
-            m.d.sync += reads_zero.eq(addr >= BANK_OUTPUT.first)
-            m.d.comb += out.eq(Mux(reads_zero, 0, rp.data))
+            m.d.sync += [from_swap.eq(_in_swap(addr)), reads_zero.eq(addr >= BANK_OUTPUT.first)]
+            m.d.comb += out.eq(Mux(reads_zero, 0, Mux(from_swap, swap_rp.data, general_rp.data)))
         return m

@@ -11,7 +11,6 @@ from amaranth.sim import Simulator
 
 from hdl.core import Core, CoreError
 from hdl.isa import NUM_REGS, USER_CODE_BASE, USER_CODE_START, BANK_OUTPUT
-from hdl.regfile import physical_row
 
 __all__ = ["CoreBench", "run_program_rtl", "wait_settled", "read_registers", "core_error_message",
            "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
@@ -31,13 +30,13 @@ def core_error_message(code, pc):
 def read_registers(ctx, core):
     """{address: (x, y, z)} as EXE sees them, read from the register file's memory."""
     swap = ctx.get(core.swap_sel)
-    memory = core.regfile.copies[0]
     regs = {}
     for addr in range(NUM_REGS):
         if addr >= BANK_OUTPUT.first:
             regs[addr] = (0, 0, 0)
             continue
-        word = ctx.get(memory.data[physical_row(addr, swap)])
+        memories, row = core.regfile.storage(addr, swap)
+        word = ctx.get(memories[0].data[row])
         regs[addr] = ((word >> 64) & 0xFFFF_FFFF, (word >> 32) & 0xFFFF_FFFF, word & 0xFFFF_FFFF)
     return regs
 
@@ -143,8 +142,8 @@ def poke_register(ctx, core, addr, value, swap_copy=None):
     if swap_copy is None:
         swap_copy = ctx.get(core.swap_sel)
     x, y, z = (v & 0xFFFF_FFFF for v in value)
-    row = physical_row(addr, swap_copy)
-    for memory in core.regfile.copies:
+    memories, row = core.regfile.storage(addr, swap_copy)
+    for memory in memories:
         ctx.set(memory.data[row], x << 64 | y << 32 | z)
 
 
