@@ -10,7 +10,7 @@ Inside::
     host port --+-- config rows ------------> every IO unit (broadcast, only between frames)
                 +-- user code --------------> every core's instruction RAM
                 +-- band table -> dispatcher -> IO unit k (the next band to an idle unit)
-                +-- scene memory <== IO units (round-robin, one 96-bit row per cycle)
+                +-- scene memory <== IO units (round-robin, one whole triangle per read)
                 +-- texture memory <== cores' TMREAD + host reads (round-robin)
                 +-- output memory <== cores' OMWRITE + host writes (round-robin); host reads
 
@@ -19,6 +19,11 @@ Inside::
 
 Every memory is a synchronous ``lib.memory.Memory`` with one write and one read port, so each
 maps onto FPGA block RAM. Every host read is answered exactly one cycle after it is taken.
+
+The scene memory is one triangle (7 rows x 96 bits = 672 bits) wide, so a single read port
+feeds many cores (one read per triangle and ~20-cycle MAIN: 8 cores need ~0.4 reads per cycle);
+its write port has a 96-bit granularity, so a host row write updates one row of a triangle.
+At depth 256-512 it maps onto ~19 36-bit-wide block RAMs.
 """
 
 from amaranth import Module, Signal, Mux, Cat, Const, unsigned
@@ -30,7 +35,7 @@ from hdl.arbiter import RoundRobinArbiter, SharedReadPort
 from hdl.core import OutputWrite
 from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
-from hdl.io_unit import IoUnit, BandEntry, SLOT_ROWS
+from hdl.io_unit import IoUnit, BandEntry, TriangleLayout, SLOT_ROWS, ROWS_PER_TRIANGLE
 from hdl.isa import VectorLayout
 from hdl.shader_core import ShaderCore
 
@@ -69,16 +74,15 @@ class Gpu(wiring.Component):
         self.omem_words = omem_words
         self.max_bands = max_bands
         self.user_words = user_words
-        self.scene_rows = max_triangles * SLOT_ROWS
         super().__init__({
             "host": In(HostBus()),
             "busy": Out(1), "done": Out(1), "error": Out(1),
         })
         self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
                                         omem_words=omem_words) for _ in range(cores)]
-        self.io_units = [IoUnit(self.scene_rows) for _ in range(cores)]
-        self.scene_mem = Memory(shape=unsigned(VectorLayout.as_shape().size),
-                                depth=self.scene_rows, init=[])
+        self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
+        self.scene_mem = Memory(shape=unsigned(TriangleLayout.size),
+                                depth=max_triangles, init=[])
         self.tmem = Memory(shape=unsigned(32), depth=tmem_words, init=[])
         self.omem = Memory(shape=unsigned(32), depth=omem_words, init=[])
         self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size), depth=max_bands,
@@ -98,7 +102,7 @@ class Gpu(wiring.Component):
         m.submodules.decoder = decoder = AddressDecoder()
         m.submodules.dispatcher = dispatcher = Dispatcher(n, self.max_bands)
         m.submodules.scene_port = scene_port = SharedReadPort(
-            n, range(self.scene_rows), VectorLayout)
+            n, range(self.max_triangles), TriangleLayout)
         m.submodules.tmem_port = tmem_port = SharedReadPort(n + 1, 32, 32)
         m.submodules.omem_arbiter = omem_arbiter = RoundRobinArbiter(n + 1, OutputWrite)
 
@@ -209,11 +213,16 @@ class Gpu(wiring.Component):
                 with m.Case(3):
                     m.d.comb += table_w.en.eq(0b1000000)
 
-        # scene memory: a triangle row is stored with its z word
-        scene_w = self.scene_mem.write_port()
-        m.d.comb += [scene_w.addr.eq(row), scene_w.data.eq(staged_row),
-                     scene_w.en.eq(is_write & (region == Region.SCENE) & (lane == 2)
-                                   & (row < self.scene_rows))]
+        # scene memory: a triangle row is stored with its z word, into its 96-bit lane of the
+        # triangle's word (row 7 of a slot has no lane: ignored)
+        scene_w = self.scene_mem.write_port(granularity=VectorLayout.as_shape().size)
+        scene_triangle = offset[2 + SLOT_ROWS.bit_length() - 1:]
+        scene_row = offset[2:2 + SLOT_ROWS.bit_length() - 1]
+        m.d.comb += [scene_w.addr.eq(scene_triangle),
+                     scene_w.data.eq(Cat(staged_row for _ in range(ROWS_PER_TRIANGLE)))]
+        with m.If(is_write & (region == Region.SCENE) & (lane == 2)
+                  & (scene_triangle < self.max_triangles)):
+            m.d.comb += scene_w.en.eq(1 << scene_row)   # row 7: bit 7 is beyond the 7 lanes
 
         # user code: to every core's instruction RAM when the low half arrives
         user_word = offset[1:]
