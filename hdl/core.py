@@ -13,12 +13,15 @@ Stages (ports and signals are prefixed by the stage they belong to)::
     W  writeback  the ALU's result is written with its lane mask (the register file's only
                   write port; the IO side gets the cycles EXE leaves free)
 
-Hazards are invisible to programs: a scoreboard of registers with a write in flight stalls a
-reader (RAW) and a second writer (WAW) until the write lands, and the write that lands in the
-same cycle is forwarded into the operands. One exception saves most of a DIV's latency where
-it matters: for a DIV in flight the scoreboard also holds the outlook of lane x of its result
-(sign and zero-ness, hdl/div_outlook.py), and a conditional jump on lane x that compares that
-register with an operand whose x is 0 decides from the outlook without waiting. Writes complete out of order, so at issue every
+Hazards are invisible to programs: a scoreboard counts the writes in flight to each register;
+a reader (RAW) waits until the last of them lands (the write landing in the same cycle is
+forwarded into the operands), and a second writer (WAW) may issue only if it lands later than
+the one in flight (a latency at least as long), so writes to a register land in program order.
+One exception saves most of a DIV's latency where it matters: for a DIV in flight the
+scoreboard also holds the outlook of lane x of its result (sign and zero-ness,
+hdl/div_outlook.py), and a conditional jump on lane x that compares that register with an
+operand whose x is 0 decides from the outlook without waiting. Writes to different registers
+complete out of order, so at issue every
 instruction reserves the one cycle its result will use the write port in (``wb_slots``).
 
 A taken jump costs two bubbles: the decision is registered before fetch is redirected, which
@@ -211,12 +214,18 @@ class Core(wiring.Component):
         i_b, b_hit = forwarded(i_dec.b_addr, Mux(i_first, rf.rb_data, i_b_hold), "i_b")
         m.d.sync += [i_a_hold.eq(i_a), i_b_hold.eq(i_b)]
 
-        # scoreboard: one bit per register with a write in flight
+        # scoreboard: per register, how many writes are in flight (0-3) and the latency of the
+        # latest; a register is pending while any is, and the landing write is the one a reader
+        # waits for only when it is the last
+        in_flight = Array(Signal(2, name=f"in_flight{r}") for r in range(NUM_REGS))
+        last_latency = Array(Signal(6, name=f"last_latency{r}") for r in range(NUM_REGS))
         pending = Signal(NUM_REGS)
+        m.d.comb += pending.eq(Cat(n != 0 for n in in_flight))
         _, dst_hit = forwarded(i_dec.dst, Const(0, 96), "i_dst")
 
         def is_pending(addr, hit):
-            return pending.bit_select(addr[:8], 1) & ~hit
+            count = in_flight[addr[:8]]
+            return (count > 1) | ((count == 1) & ~hit)
 
         i_writes = Signal()             # this instruction writes a register (through the ALU)
         m.d.comb += i_writes.eq(i_dec.writes & (i_dec.dst > BANK_CONFIG.last)
@@ -238,9 +247,15 @@ class Core(wiring.Component):
                                   & a_waits & outlook_known.bit_select(src1, 1)
                                   & ~b_waits & (i_b.x == 0))
 
+        # WAW: a second write to a register may be in flight as long as it lands later (it
+        # issues later with a latency at least as long), so results land in program order
+        dst = i_dec.dst[:8]
+        lands_after = (i_dec.latency >= last_latency[dst]) & (in_flight[dst] != 3)
+        waw = Signal()
+        m.d.comb += waw.eq(i_writes & is_pending(i_dec.dst, dst_hit) & ~lands_after)
+
         hazard = Signal()
-        m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits
-                              | (i_writes & is_pending(i_dec.dst, dst_hit)))
+        m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits | waw)
 
         # write-port reservations: wb_slots[k] = the write port is taken k cycles from now
         wb_slots = Signal(self.max_latency + 1)
@@ -388,18 +403,19 @@ class Core(wiring.Component):
 
         # scoreboard and write-port reservations
         issued_write = valu.i_valid & i_writes
-        next_pending = Signal(NUM_REGS)
-        m.d.comb += next_pending.eq(pending)
-        with m.If(w_lands):
-            m.d.comb += next_pending.bit_select(w_tag.addr, 1).eq(0)
+        for r in range(NUM_REGS):
+            if not (BANK_CONFIG.last < r < BANK_OUTPUT.first):
+                continue                          # never written: stays 0
+            issued = issued_write & (dst == r)
+            landed = w_lands & (w_tag.addr == r)
+            m.d.sync += in_flight[r].eq(in_flight[r] + issued - landed)
         with m.If(issued_write):
-            m.d.comb += next_pending.bit_select(i_dec.dst[:8], 1).eq(1)
+            m.d.sync += last_latency[dst].eq(i_dec.latency)
             # only a DIV writing lane x leaves an outlook; any other write forgets it
             is_div_x = (i_dec.opcode == Op.DIV) & i_dec.wmask[2] & outlook.known
             m.d.sync += [outlook_known.bit_select(i_dec.dst[:8], 1).eq(is_div_x),
                          outlook_negative.bit_select(i_dec.dst[:8], 1).eq(outlook.negative),
                          outlook_zero.bit_select(i_dec.dst[:8], 1).eq(outlook.zero)]
-        m.d.sync += pending.eq(next_pending)
         reserve = Signal(self.max_latency + 1)
         with m.If(issued_write):
             m.d.comb += reserve.eq(1 << i_dec.latency)

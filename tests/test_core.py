@@ -611,3 +611,23 @@ def test_jump_on_a_quotient_does_not_wait_for_the_divider():
     """)
     assert run.result == 1
     assert run.cycles < 15                         # the DIV alone takes 26
+
+
+def test_two_writes_in_flight_to_one_register_land_in_order():
+    """A second DIV to the same register issues at once; readers see the second result."""
+    run, regs = check_against_model("""
+        SETX R1 0x00060000
+        SETX R2 0x00020000
+        SETX R4 0xFFFE0000
+        DIV R3 R1 R2
+        DIV R3 R4 R2
+        ADD R5 R3 R3
+        JLX NEGATIVE R3 CREG_ZERO
+        SETX R6 1
+    NEGATIVE:
+        MUL R3 R3 R3
+        DIV R3 R1 R1
+        COPY R6 R3 VOID
+        RETURN RT_TRUE
+    """)
+    assert run.counters["stall_operand"] < 3 * 26    # the second DIV did not wait for the first
