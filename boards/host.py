@@ -78,6 +78,20 @@ class HostLinkClient:
         self.transport.write(bytes([CMD_SYNC]))
         self._expect_ack("sync")
 
+    def connect(self, attempts=3):
+        """Sync, resynchronising if needed: a half-sent command left in the board is dropped
+        after its link timeout (~16 ms), so wait, flush and retry."""
+        for attempt in range(attempts):
+            if hasattr(self.transport, "flush_input"):
+                self.transport.flush_input()
+            try:
+                self.sync()
+                return
+            except LinkError:
+                time.sleep(0.05)
+        raise LinkError("no answer to sync: is the bitstream loaded, and are the port and "
+                        "baud rate right?")
+
     def write(self, addr, words):
         words = list(words)
         for start in range(0, len(words), MAX_COUNT):
@@ -150,7 +164,7 @@ def render_on_board(client, scene, limits=ULX3S_85F_LIMITS, poll_interval=0.05,
     RuntimeError if the GPU reports an error."""
     log = log or (lambda text: None)
     check_scene_fits(scene, limits)
-    client.sync()
+    client.connect()
     status = client.read_register(Reg.STATUS)
     if status & 1:
         raise LinkError("the GPU is busy with a frame (reset the board)")

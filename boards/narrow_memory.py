@@ -87,5 +87,6 @@ def narrow_gpu_memories(gpu):
         if not isinstance(memory, Memory):
             raise TypeError(f"Gpu.{name} is not a lib.memory.Memory: hdl/gpu.py changed, "
                             f"update boards/narrow_memory.py")
+        memory._MustUse__silence = True     # replaced before elaboration, on purpose
         setattr(gpu, name, cls(memory.depth))
     return gpu

@@ -18,7 +18,7 @@ UART: the FTDI port (resource "uart"), 8N1, 3 Mbaud by default.
 from dataclasses import dataclass
 
 from amaranth import Elaboratable, Module, Signal, ClockDomain, Instance
-from amaranth.lib import wiring
+from amaranth.lib import wiring, io
 from amaranth.lib.cdc import ResetSynchronizer
 from amaranth.lib.wiring import In, Out
 
@@ -118,7 +118,7 @@ class Ulx3sTop(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         pll = self.pll
-        clk25 = platform.request("clk25")
+        m.submodules.clk25 = clk25 = io.Buffer("i", platform.request("clk25", dir="-"))
         m.domains.sync = cd_sync = ClockDomain("sync")
         locked = Signal()
         m.submodules.pll = Instance(
@@ -135,15 +135,18 @@ class Ulx3sTop(Elaboratable):
             i_RST=0, i_STDBY=0, i_CLKI=clk25.i, o_CLKOP=cd_sync.clk, i_CLKFB=cd_sync.clk,
             i_PHASESEL0=0, i_PHASESEL1=0, i_PHASEDIR=1, i_PHASESTEP=1, i_PHASELOADREG=1,
             i_PLLWAKESYNC=0, i_ENCLKOP=0, o_LOCK=locked)
-        platform.add_clock_constraint(cd_sync.clk, self.freq_hz)
+        # no add_clock_constraint: nextpnr derives the PLL output's constraint from the
+        # 25 MHz input and the dividers ("Derived frequency constraint of 75.0 MHz")
 
-        button = platform.request("button_pwr", 0)
+        m.submodules.button = button = io.Buffer("i", platform.request("button_pwr", 0, dir="-"))
         m.submodules.reset_sync = ResetSynchronizer(~locked | button.i, domain="sync")
 
         m.submodules.logic = logic = BoardLogic(self.gpu, self.divisor,
                                                 link_timeout=int(self.freq_hz // 64))
-        uart = platform.request("uart", 0)
-        m.d.comb += [logic.rx.eq(uart.rx.i), uart.tx.o.eq(logic.tx)]
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.uart_rx = uart_rx = io.Buffer("i", uart.rx)
+        m.submodules.uart_tx = uart_tx = io.Buffer("o", uart.tx)
+        m.d.comb += [logic.rx.eq(uart_rx.i), uart_tx.o.eq(logic.tx)]
 
         heartbeat = Signal(range(int(self.freq_hz)))
         blink = Signal()
@@ -151,7 +154,10 @@ class Ulx3sTop(Elaboratable):
             m.d.sync += [heartbeat.eq(0), blink.eq(~blink)]
         with m.Else():
             m.d.sync += heartbeat.eq(heartbeat + 1)
-        leds = [platform.request("led", i).o for i in range(8)]
+        leds = []
+        for i in range(8):
+            m.submodules[f"led{i}"] = led = io.Buffer("o", platform.request("led", i, dir="-"))
+            leds.append(led.o)
         m.d.comb += [leds[0].eq(blink), leds[1].eq(logic.busy), leds[2].eq(logic.done),
                      leds[3].eq(logic.error), leds[4].eq(logic.link_active), leds[7].eq(locked)]
         return m

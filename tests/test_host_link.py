@@ -108,15 +108,32 @@ def test_client_reports_a_wrong_answer():
     with pytest.raises(LinkError, match="expected ACK"):
         HostLinkClient(Garbage()).sync()
 
+    class Silent:
+        flushes = 0
+
+        def write(self, data):
+            pass
+
+        def read(self, n):
+            raise LinkError("timed out")
+
+        def flush_input(self):
+            Silent.flushes += 1
+
+    with pytest.raises(LinkError, match="no answer to sync"):
+        HostLinkClient(Silent()).connect(attempts=2)
+    assert Silent.flushes == 2
+
 
 # --- scene loading and refusal (no simulation) -------------------------------------------------
 
 def _tiny_scene():
-    """2x2 pixels, one band, the demo's two sky triangles, a 2x2 texture (the firmware wraps
-    texture coordinates by TEXTURE_SIZE, so the demo's UVs still address it)."""
+    """2x2 pixels, one band, the demo's two floor triangles (every pixel hits one), a 2x2
+    texture (the firmware wraps texture coordinates by TEXTURE_SIZE, so the demo's UVs still
+    address it)."""
     from sim.demo_scene import demo_scene
     scene = demo_scene(size=2, bands=1, texture_size=16)
-    scene.triangles = scene.triangles[:2]
+    scene.triangles = scene.triangles[2:4]
     scene.texture_size = 2
     scene.config[5] = (2 << 17, 2 << 17, 0)
     scene.texture = [(37 * i + 11) % 256 << 9 for i in range(12)]

@@ -1,7 +1,6 @@
 """UART receiver/transmitter (boards/uart.py) against a bit-level model of the line."""
 
 import pytest
-from amaranth import Module
 from amaranth.sim import Simulator
 
 from boards.uart import UartRx, UartTx, uart_divisor
