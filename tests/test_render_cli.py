@@ -47,9 +47,10 @@ def test_demo_render(tmp_path):
     assert numbers["instructions"] > numbers["pixels"]
 
 
-def test_rtl_engine_is_refused_in_one_line(tmp_path):
-    line = one_line_error(sim_render("demo", "--engine", "rtl", "--out", tmp_path / "x.png"))
-    assert "rtl" in line
+def test_unknown_rtl_backend_is_refused_in_one_line(tmp_path):
+    line = one_line_error(sim_render("demo", "--engine", "rtl", "--backend", "nosuch",
+                                     "--out", tmp_path / "x.png"))
+    assert "nosuch" in line
     assert not (tmp_path / "x.png").exists()
 
 
@@ -84,3 +85,20 @@ def test_example3_matches_reference_on_8_cores(tmp_path, scenes_dir):
     numbers = compare_images(ours, reference)
     assert numbers["identical"] == 76_800, numbers
     assert np.array_equal(ours, reference)
+
+
+@pytest.mark.slow
+def test_example3_matches_reference_on_the_rtl_with_8_cores(tmp_path, scenes_dir):
+    """The GPU's RTL (8 shader cores, compiled simulation) reproduces the original's image."""
+    out, stats_file = tmp_path / "example3.ppm", tmp_path / "stats.json"
+    proc = sim_render(scenes_dir / "example3", "--engine", "rtl", "--cores", 8, "--out", out,
+                      "--stats", stats_file, "--quiet", timeout=2400)
+    assert proc.returncode == 0, proc.stderr
+    ours = read_ppm(out)
+    reference = read_ppm(scenes_dir / "example3" / "Reference.ppm")
+    numbers = compare_images(ours, reference)
+    assert numbers["identical"] == 76_800, numbers
+    stats = json.loads(stats_file.read_text())
+    assert stats["cores"] == 8 and stats["pixels"] == 25_600
+    assert stats["cycles"] <= 25_000_000            # issue 4: the frame in at most 25 M cycles
+    assert stats["io_wait_cycles"] <= 8 * 8 * 200   # loading hidden after each band's start
