@@ -35,6 +35,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import SCALE
+from hdl.pipeline import register_stage
 
 __all__ = ["Divider", "divider_latency"]
 
@@ -67,16 +68,7 @@ class Divider(wiring.Component):
         k = self.bits_per_stage
 
         def register(stage, **values):
-            """The next pipeline register: one flip-flop per bit of each live value."""
-            regs = {}
-            for name, value in values.items():
-                if name == "valid":
-                    reg = Signal(name=f"s{stage}_valid")
-                else:
-                    reg = Signal(len(value), name=f"s{stage}_{name}", reset_less=True)
-                m.d.sync += reg.eq(value)
-                regs[name] = reg
-            return regs
+            return register_stage(m, stage, values)
 
         def step(state, i):
             """Restoring-division step for quotient bit i (48 .. 0)."""

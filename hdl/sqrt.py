@@ -25,6 +25,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import SCALE
+from hdl.pipeline import register_stage
 
 __all__ = ["SquareRoot", "sqrt_latency", "S_WIDTH"]
 
@@ -57,15 +58,7 @@ class SquareRoot(wiring.Component):
         k = self.bits_per_stage
 
         def register(stage, **values):
-            regs = {}
-            for name, value in values.items():
-                if name == "valid":
-                    reg = Signal(name=f"s{stage}_valid")
-                else:
-                    reg = Signal(len(value), name=f"s{stage}_{name}", reset_less=True)
-                m.d.sync += reg.eq(value)
-                regs[name] = reg
-            return regs
+            return register_stage(m, stage, values)
 
         # radicand M = s << 17: bit pair j is M[2j+1:2j]; pairs 7..0 are zero, pair 8 is s[0], 0
         def pair(state, j):

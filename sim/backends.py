@@ -115,19 +115,7 @@ def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, m
             "error": error,
         })
 
-    sim = Simulator(core)
-    sim.add_clock(1e-8)
-    sim.add_testbench(testbench)
-
-    async def memory_process(ctx):
-        await serve_memories(ctx, core, memories)
-
-    sim.add_process(memory_process)
-    if vcd:
-        with sim.write_vcd(vcd):
-            sim.run()
-    else:
-        sim.run()
+    simulate(core, testbench, memories, vcd=vcd)
     return result
 
 

@@ -1,7 +1,7 @@
-"""Rendering a scene on the RTL shader core in Amaranth's own simulator (``--backend pysim``).
+"""Rendering a scene on one RTL shader core, without the GPU around it, in Amaranth's simulator.
 
-Slow (thousands of cycles per second) but needs nothing beyond Amaranth: for small scenes,
-debugging (VCD output) and for tests that compare whole frames with the model. The testbench
+For tests of the shader core and its control unit on their own (whole GPUs render through
+``sim/gpu_pysim.py`` and ``sim/fast``). Slow: tiny scenes only. The testbench
 plays the IO side of theia-system.md §2: it writes the configuration rows, streams each
 triangle into the swap bank's IO copy while MAIN runs on the previous one, and serves texture
 and output memory.
@@ -9,35 +9,11 @@ and output memory.
 
 import time
 
-from amaranth.sim import Simulator
-
 from hdl.shader_core import ShaderCore
+from sim.backends import MemoryModel, simulate
 from sim.sequencer import TRIANGLE_ROWS
 
 __all__ = ["render_rtl_pysim"]
-
-
-class _Memories:
-    def __init__(self, scene, omem_words):
-        self.tmem = list(scene.texture)
-        self.omem = [0] * omem_words
-
-
-async def _serve_memories(ctx, dut, memories):
-    """Texture words one cycle after the request; output writes accepted at once."""
-    ctx.set(dut.tm_req.ready, 1)
-    ctx.set(dut.om_req.ready, 1)
-    queue = []
-    async for _, _, tm_valid, tm_addr, om_valid, om_addr, om_data in ctx.tick().sample(
-            dut.tm_req.valid, dut.tm_req.payload, dut.om_req.valid, dut.om_req.payload.addr,
-            dut.om_req.payload.data):
-        ctx.set(dut.tm_resp.valid, bool(queue))
-        if queue:
-            ctx.set(dut.tm_resp.payload, queue.pop(0))
-        if tm_valid:
-            queue.append(memories.tmem[tm_addr])
-        if om_valid:
-            memories.omem[om_addr] = om_data
 
 
 async def _write_row(ctx, dut, addr, value):
@@ -57,7 +33,7 @@ async def _write_row(ctx, dut, addr, value):
 def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
     """Render ``scene`` band after band on one RTL shader core; return (omem words, stats)."""
     dut = ShaderCore(rom, tmem_words=len(scene.texture), omem_words=3 * scene.width * scene.height)
-    memories = _Memories(scene, 3 * scene.width * scene.height)
+    memories = MemoryModel(scene.texture, omem_words=3 * scene.width * scene.height)
     stats = {}
     triangles = scene.triangles
 
@@ -118,19 +94,8 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
             "core_cycles": counters.cycles, "pixels": ctx.get(dut.pixels),
         })
 
-    async def memory_process(ctx):
-        await _serve_memories(ctx, dut, memories)
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(io_side)
-    sim.add_process(memory_process)
     start = time.monotonic()
-    if vcd:
-        with sim.write_vcd(vcd):
-            sim.run()
-    else:
-        sim.run()
+    simulate(dut, io_side, memories, vcd=vcd)
     stats["wall_s"] = round(time.monotonic() - start, 3)
     stats["cores"] = 1
     return memories.omem, stats
