@@ -47,11 +47,11 @@ def bench_core(backend, iterations):
     from firmware.rom import default_rom
     from hdl.core import Core
     from hdl.isa import USER_CODE_START
-    from sim.fast.driver import FastSim
+    from sim.fast.driver import FastSim, Design
 
     program = assemble(LOOP.format(n=iterations), "<loop>")
     start = time.monotonic()
-    sim = FastSim(lambda: Core(default_rom(), tmem_words=4096, omem_words=4096), backend=backend)
+    sim = FastSim(Design(Core, default_rom(), tmem_words=4096, omem_words=4096), backend=backend)
     prepare_s = time.monotonic() - start
     sim.serve_reads("tm_req", "tm_resp", np.zeros(4096, dtype=np.uint32))
     sim.serve_writes("om_req", np.zeros(4096, dtype=np.uint32))
@@ -78,11 +78,11 @@ def bench_gpu(backend, cores, size):
     from firmware.rom import default_rom
     from sim.demo_scene import demo_scene
     from sim.fast.driver import FastSim
-    from sim.fast.gpu import render_gpu_fast, make_gpu
+    from sim.fast.gpu import render_gpu_fast, gpu_design
 
     scene = demo_scene(size=size, bands=max(cores, 4), texture_size=64)
     start = time.monotonic()
-    sim = FastSim(lambda: make_gpu(default_rom(), cores, scene), backend=backend)
+    sim = FastSim(gpu_design(default_rom(), cores, scene), backend=backend)
     prepare_s = time.monotonic() - start
     cpu = time.process_time()
     _, stats = render_gpu_fast(scene, default_rom(), cores=cores, sim=sim, max_cycles=100_000_000)

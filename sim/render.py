@@ -16,6 +16,9 @@ def load_any_scene(name):
     if name == "demo":
         from sim.demo_scene import demo_scene
         return demo_scene()
+    if str(name).lower().endswith((".toml", ".json")):
+        from sim.scene_import import import_scene      # OBJ + PNG + description, docs/scene-import.md
+        return import_scene(name)
     from sim.scene import load_scene
     return load_scene(name)
 
@@ -53,30 +56,61 @@ def render(scene, engine="model", cores=1, jobs=None, backend="fast", vcd=None, 
 
 
 class ProgressBar:
-    """One status line on stderr: pixels done, simulated cycles per second, time left."""
+    """One status line on stderr: pixels done, simulated cycles per second, time left.
 
-    def __init__(self, total_pixels, stream=sys.stderr):
+    Rate and ETA are measured from the first call (so building/loading the model is not
+    counted); the line is redrawn at most every ``interval`` seconds. When the stream is not a
+    terminal (a log file, CI), a plain line is printed every ~10 % of the pixels instead."""
+
+    def __init__(self, total_pixels, stream=sys.stderr, interval=0.5, clock=time.monotonic):
         self.total = total_pixels
         self.stream = stream
-        self.start = time.monotonic()
+        self.interval = interval
+        self.clock = clock
+        isatty = getattr(stream, "isatty", None)
+        self.tty = bool(isatty and isatty())
+        self.first = None           # (time, cycles, pixels) at the first call
+        self.last_draw = None
+        self.next_tenth = 1         # non-TTY: print when done >= next_tenth / 10
+        self.drawn = False
 
     def __call__(self, pixels, cycles):
-        elapsed = max(time.monotonic() - self.start, 1e-9)
-        rate = cycles / elapsed
+        now = self.clock()
+        if self.first is None:
+            self.first = (now, cycles, pixels)
         done = min(pixels / self.total, 1.0) if self.total else 1.0
-        eta = elapsed * (1 - done) / done if done > 0 else float("nan")
-        bar = "#" * int(30 * done)
-        self.stream.write(f"\r[{bar:<30}] {pixels}/{self.total} pixels  {cycles:,} cycles  "
-                          f"{rate / 1e6:.2f} M cycles/s  ETA {eta:5.0f} s ")
+        if self.tty:
+            if self.last_draw is not None and now - self.last_draw < self.interval and done < 1:
+                return
+        else:
+            if done * 10 < self.next_tenth:
+                return
+            self.next_tenth = int(done * 10) + 1
+        self.last_draw = now
+        start, start_cycles, start_pixels = self.first
+        elapsed = now - start
+        rate = (cycles - start_cycles) / elapsed if elapsed > 0 else float("nan")
+        pixel_rate = (pixels - start_pixels) / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - pixels) / pixel_rate if pixel_rate > 0 else float("nan")
+        rate_text = f"{rate / 1e6:.2f} M cycles/s" if rate == rate else "- M cycles/s"
+        eta_text = f"ETA {eta:5.0f} s" if eta == eta else "ETA     - s"
+        text = (f"{pixels}/{self.total} pixels  {cycles:,} cycles  {rate_text}  {eta_text}")
+        if self.tty:
+            self.stream.write(f"\r[{'#' * int(30 * done):<30}] {text} ")
+        else:
+            self.stream.write(f"{int(100 * done):3d}% {text}\n")
         self.stream.flush()
+        self.drawn = True
 
     def close(self):
-        self.stream.write("\n")
+        if self.tty and self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m sim.render", description=__doc__.splitlines()[0])
-    parser.add_argument("scene", help="scene directory (theia-2010 format) or 'demo'")
+    parser.add_argument("scene", help="scene directory (theia-2010 format), a .toml/.json scene description, or 'demo'")
     parser.add_argument("--engine", default="model", choices=["model", "rtl"],
                         help="model (the reference model) or rtl (the simulated hardware)")
     parser.add_argument("--backend", default="fast",

@@ -9,7 +9,8 @@
 * once hdl/gpu.py exists: a tiny frame on the GPU through its host bus equals the model's.
 
 Builds are cached (~/.cache/theia-gpu or $THEIA_CACHE): the first run builds the Core model
-with Verilator (about a minute), later runs reuse it. Skipped when Verilator, g++ or Yosys are
+with Verilator (about a minute), later runs find it by its design key without elaborating it
+(checked here too). Skipped when Verilator, g++ or Yosys are
 missing.
 """
 
@@ -29,7 +30,7 @@ from hdl.core import Core
 from hdl.isa import USER_CODE_START
 from sim.backends import MemoryModel, load_code, serve_memories
 from sim.random_program import random_program
-from sim.fast import check_tools, FastSim
+from sim.fast import check_tools, Design, FastSim
 
 TMEM_WORDS = 64
 OMEM_WORDS = 64
@@ -46,6 +47,11 @@ def need(backend):
 
 def make_core():
     return Core(default_rom(), tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
+
+
+def core_design():
+    """The same Core as a Design: its cached build is found without elaboration."""
+    return Design(Core, default_rom(), tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
 
 
 def texture():
@@ -99,7 +105,7 @@ def run_pysim(program_list):
 
 
 def run_fast(program_list, backend="verilator"):
-    sim = FastSim(make_core, backend=backend)
+    sim = FastSim(core_design(), backend=backend)
     sim.serve_reads("tm_req", "tm_resp", texture())
     omem = sim.serve_writes("om_req", np.zeros(OMEM_WORDS, dtype=np.uint32))
     results = []
@@ -151,7 +157,7 @@ def test_long_loop_counts_cycles():
         JLX LOOP R1 R2
         RETURN RT_TRUE
     """, "<loop>")
-    sim = FastSim(make_core)
+    sim = FastSim(core_design())
     for i, word in enumerate(program.words):
         sim.set("imem_we", 1)
         sim.set("imem_addr", i)
@@ -169,6 +175,44 @@ def test_long_loop_counts_cycles():
     counters = sim.get_fields("counters")
     assert counters.retired == 3 + 3 * 2000 + 1
     assert counters.cycles == cycles + 1 >= counters.retired
+
+
+def test_cached_design_is_not_elaborated(monkeypatch):
+    """A second FastSim of the same Design finds the build by its key alone: neither the
+    constructor nor elaboration runs, and the ports (with struct layouts) come from build.json."""
+    need("verilator")
+    first = FastSim(core_design())
+    assert first.build_info.cached or first.build_info.build_s > 0
+
+    def refuse(self):
+        raise AssertionError("a cache hit must not construct/elaborate the design")
+
+    monkeypatch.setattr(Design, "make", refuse)
+    sim = FastSim(core_design())
+    assert sim.build_info.cached
+    assert sim.build_info.library == first.build_info.library
+    assert [(p.name, p.width, p.direction) for p in sim.build_info.ports] == \
+        [(p.name, p.width, p.direction) for p in first.build_info.ports]
+    sim.step(3)
+    assert int(sim.get_fields("counters").cycles) >= 0        # the Counters layout survived
+
+
+def test_design_key_inputs():
+    """The key covers the constructor's arguments and the sources it imports; a value with
+    no canonical text (a lambda) gives no key (the build is then keyed by its Verilog)."""
+    from sim.fast.build import design_key, _source_closure
+    need("verilator")
+    base = design_key(core_design())
+    assert base == design_key(core_design())
+    assert base != design_key(Design(Core, default_rom(), tmem_words=TMEM_WORDS * 2,
+                                     omem_words=OMEM_WORDS))
+    rom = default_rom()
+    rom[-1] ^= 1
+    assert base != design_key(Design(Core, rom, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS))
+    assert design_key(Design(Core, lambda: 0)) is None
+    sources = _source_closure("hdl.core")
+    assert {"hdl/core.py", "hdl/isa.py", "hdl/__init__.py"} <= set(sources)
+    assert not any(path.startswith("tests/") for path in sources)
 
 
 # --- the host-bus helpers on a small test component -------------------------------------------

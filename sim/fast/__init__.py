@@ -1,25 +1,31 @@
 """Fast simulation of the exported RTL: Verilator or CXXRTL models driven through ctypes.
 
-* ``sim.fast.build``: top -> Verilog -> shared library, cached by design hash;
+* ``sim.fast.build``: top -> Verilog -> shared library, cached by design key (``Design``) and
+  by Verilog hash;
 * ``sim.fast.driver.FastSim``: ports, stepping, C++-served memories and host bus;
 * ``sim.fast.gpu.render_gpu_fast``: a whole frame on hdl/gpu.py's Gpu through its host bus.
 
-Measured here (2-core shared machine, per CPU-second of the simulating process; wall-clock rates
-were 2-4x lower while other jobs ran), ``python -m bench.fast_sim``:
+Measured here (2-core machine shared with other jobs, load 4-4.5: wall-clock rates were about
+half the per-CPU-second ones), ``python -m bench.fast_sim``:
 
-| design / workload                      | Verilator 5.006       | CXXRTL (Yosys 0.70, -O6) |
-|----------------------------------------|-----------------------|--------------------------|
-| hdl.core.Core, ALU/DIV loop            | ~930k cycles/s        | ~72k cycles/s            |
-| build (cold, -j 2, busy machine)       | 45-65 s               | 185-245 s                |
-| Gpu, 1 core, demo scene 32x32          | ~740k cycles/s (incl. bus load/readback) | not built |
+| design / workload                          | Verilator 5.006       | CXXRTL (Yosys 0.70) |
+|--------------------------------------------|-----------------------|---------------------|
+| Gpu, 1 core, demo scene 32x32 (incl. bus)  | 0.90-0.95 M cycles/CPU-s | not built        |
+| Gpu, 8 cores, example3 160x160             | ~84k cycles/CPU-s     | not built           |
+| hdl.core.Core, ALU/DIV loop                | ~930k cycles/s        | ~72k cycles/s       |
+| build, Gpu 1 core (cold, -j 2)             | 27-62 s (load-bound)  |                     |
+| build, Gpu 8 cores (cold, -j 2, busy)      | 217 s                 |                     |
 
-Verilator is the default (12x faster and 3-4x quicker to build); CXXRTL stays selectable with
-``backend="cxxrtl"``. A cached model is found again in a few seconds (elaboration + RTLIL).
+Verilator's per-cycle C++ is compiled at -O2 (verilated.mk's -Os default was 27 % slower:
+~0.65 M cycles/CPU-s) and its once-only constructor code at -O0 (build 57 s -> 42 s); -O3
+-march=native measured no faster. Verilator is the default; CXXRTL stays selectable with
+``backend="cxxrtl"``. A model described as a ``Design`` (constructor + arguments) is found in the
+cache without elaboration: ~0.3 s (hashing the sources it imports and the arguments).
 """
 
-from sim.fast.build import BACKENDS, DEFAULT_BACKEND, BuildError, check_tools
+from sim.fast.build import BACKENDS, DEFAULT_BACKEND, BuildError, Design, check_tools
 from sim.fast.driver import FastSim, FastSimError
 from sim.fast.gpu import render_gpu_fast
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "BuildError", "check_tools", "FastSim", "FastSimError",
-           "render_gpu_fast"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "BuildError", "Design", "check_tools", "FastSim",
+           "FastSimError", "render_gpu_fast"]

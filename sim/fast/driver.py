@@ -3,7 +3,7 @@
 ``FastSim(top)`` builds (or finds in the cache) the model of an Amaranth component and loads it.
 Ports are named as Verilog names them (``tm_req__payload``); the clock and reset are implicit.
 
-    sim = FastSim(Core(rom))                       # or FastSim(lambda: Core(rom))
+    sim = FastSim(Design(Core, rom))               # or FastSim(Core(rom)), FastSim(lambda: ...)
     sim.reset()
     sim.set("start", 1); sim.step(); sim.set("start", 0)
     cycles = sim.run_until(["done", "error"], max_cycles=10_000_000)
@@ -20,9 +20,9 @@ import time
 import numpy as np
 from amaranth.lib import wiring
 
-from sim.fast.build import build, DEFAULT_BACKEND, BACKENDS
+from sim.fast.build import build, Design, DEFAULT_BACKEND, BACKENDS
 
-__all__ = ["FastSim", "FastSimError"]
+__all__ = ["FastSim", "FastSimError", "Design"]
 
 _u32p = ctypes.POINTER(ctypes.c_uint32)
 _libraries = {}                 # path -> CDLL (a library is loaded once per process)
@@ -67,7 +67,7 @@ def _load(path):
             ("theia_bus_read", c.c_int64, [c.c_void_p, c.c_uint32, _u32p, c.c_uint64,
                                            c.c_uint64]),
             ("theia_bus_poll", c.c_int64, [c.c_void_p, c.c_uint32, c.c_uint32, c.c_uint64,
-                                           _u32p]),
+                                           c.c_uint64, _u32p]),
     ):
         fn = getattr(lib, name)
         fn.restype = restype
@@ -83,7 +83,8 @@ def _words(array):
 
 
 class FastSim:
-    """A compiled simulation of ``top`` (a wiring.Component or a callable returning one).
+    """A compiled simulation of ``top``: a ``sim.fast.build.Design`` (preferred: a cached build
+    is found without elaborating), a wiring.Component or a callable returning one.
 
     ``backend``: "verilator" (default) or "cxxrtl". The build is cached (see build.py);
     ``build_info`` tells whether this one came from the cache and how long it took to make.
@@ -232,8 +233,8 @@ class FastSim:
             candidates = sorted(c for c in candidates
                                 if all(name(c, f) in self._index for f in fields))
             if len(candidates) != 1:
-                raise FastSimError(f"cannot tell which ports are the host bus: "
-                                   f"{candidates or 'no valid/write/addr/wdata/ready/rvalid/rdata'}")
+                found = candidates or "no valid/write/addr/wdata/ready/rvalid/rdata"
+                raise FastSimError(f"cannot tell which ports are the host bus: {found}")
             prefix = candidates[0]
         self._lib.theia_set_bus(self._handle, *(self.index(name(prefix, f)) for f in fields))
         self._bus = True
@@ -281,12 +282,13 @@ class FastSim:
                                                  n, timeout), f"bus read at {addr:#x}")
         return out
 
-    def bus_poll(self, addr, mask, max_cycles):
-        """Read ``addr`` every ~64 cycles until ``word & mask``; returns (cycles, last word).
-        cycles >= max_cycles means the bits were not seen."""
+    def bus_poll(self, addr, mask, max_cycles, interval=64):
+        """Read ``addr`` every ``interval`` cycles until ``word & mask``; returns (cycles, last
+        word). cycles >= max_cycles means the bits were not seen."""
         self._need_bus()
         last = ctypes.c_uint32()
         cycles = self._check(self._lib.theia_bus_poll(self._handle, addr, mask, max_cycles,
+                                                      max(int(interval), 1),
                                                       ctypes.byref(last)),
                              f"bus poll of {addr:#x}")
         return cycles, last.value

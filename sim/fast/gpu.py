@@ -9,9 +9,10 @@ import time
 
 import numpy as np
 
+from sim.fast.build import Design
 from sim.fast.driver import FastSim, FastSimError
 
-__all__ = ["render_gpu_fast", "HostMap", "scene_writes", "make_gpu"]
+__all__ = ["render_gpu_fast", "HostMap", "scene_writes", "make_gpu", "gpu_design"]
 
 
 class HostMap:
@@ -66,6 +67,12 @@ def scene_writes(scene):
 def make_gpu(rom, cores, scene=None, **params):
     """A ``hdl.gpu.Gpu``; memory sizes the scene needs are passed when the constructor takes
     them (``tmem_words``, ``omem_words``) and they are not given."""
+    return gpu_design(rom, cores, scene, **params).make()
+
+
+def gpu_design(rom, cores, scene=None, **params):
+    """``make_gpu``'s GPU as a ``sim.fast.build.Design``: cached builds are found by its
+    constructor arguments and the RTL sources, without elaborating it."""
     from hdl.gpu import Gpu
     accepted = inspect.signature(Gpu).parameters
     if scene is not None:
@@ -76,7 +83,7 @@ def make_gpu(rom, cores, scene=None, **params):
                 default = accepted[name].default
                 if default is inspect.Parameter.empty or default < words:
                     params[name] = words
-    return Gpu(rom, cores=cores, **params)
+    return Design(Gpu, [int(w) for w in rom], cores=cores, **params)
 
 
 def _core_error(info):
@@ -102,8 +109,8 @@ def render_gpu_fast(scene, rom, cores=1, backend=None, progress=None, chunk_cycl
     """
     prepare_start = time.monotonic()
     if sim is None:
-        sim = FastSim(lambda: make_gpu(rom, cores, scene, **(gpu_params or {})),
-                      backend=backend, log=log)
+        sim = FastSim(gpu_design(rom, cores, scene, **(gpu_params or {})), backend=backend,
+                      log=log)
     prepare_s = time.monotonic() - prepare_start
     start = time.monotonic()
     sim.attach_bus()
@@ -120,8 +127,10 @@ def render_gpu_fast(scene, rom, cores=1, backend=None, progress=None, chunk_cycl
     total = 0
     while True:
         budget = min(chunk_cycles, max_cycles - total)
+        # a status read every 1024 cycles: the frame's end is seen at most that late (its
+        # cycle count comes from the GPU's counter), and the loop stays in plain cycles
         cycles, status = sim.bus_poll(control + HostMap.STATUS, HostMap.DONE | HostMap.ERROR,
-                                      budget)
+                                      budget, interval=1024)
         total += cycles
         if status & HostMap.ERROR:
             info = int(sim.bus_read(control + HostMap.ERROR_INFO, 1)[0])
