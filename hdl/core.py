@@ -216,15 +216,23 @@ class Core(wiring.Component):
 
         # scoreboard: per register, how many writes are in flight (0-3) and the latency of the
         # latest; a register is pending while any is, and the landing write is the one a reader
-        # waits for only when it is the last
-        in_flight = Array(Signal(2, name=f"in_flight{r}") for r in range(NUM_REGS))
-        last_latency = Array(Signal(6, name=f"last_latency{r}") for r in range(NUM_REGS))
+        # waits for only when it is the last. Kept as bit planes (one bit per register in each
+        # vector), so that lookups are bit selects and the update a few wide operations.
+        count_lo = Signal(NUM_REGS)
+        count_hi = Signal(NUM_REGS)
+        latency_planes = [Signal(NUM_REGS, name=f"last_latency_bit{k}") for k in range(6)]
         pending = Signal(NUM_REGS)
-        m.d.comb += pending.eq(Cat(n != 0 for n in in_flight))
+        m.d.comb += pending.eq(count_lo | count_hi)
         _, dst_hit = forwarded(i_dec.dst, Const(0, 96), "i_dst")
 
+        def in_flight(addr):
+            return Cat(count_lo.bit_select(addr[:8], 1), count_hi.bit_select(addr[:8], 1))
+
+        def last_latency(addr):
+            return Cat(plane.bit_select(addr[:8], 1) for plane in latency_planes)
+
         def is_pending(addr, hit):
-            count = in_flight[addr[:8]]
+            count = in_flight(addr)
             return (count > 1) | ((count == 1) & ~hit)
 
         i_writes = Signal()             # this instruction writes a register (through the ALU)
@@ -250,7 +258,7 @@ class Core(wiring.Component):
         # WAW: a second write to a register may be in flight as long as it lands later (it
         # issues later with a latency at least as long), so results land in program order
         dst = i_dec.dst[:8]
-        lands_after = (i_dec.latency >= last_latency[dst]) & (in_flight[dst] != 3)
+        lands_after = (i_dec.latency >= last_latency(dst)) & (in_flight(dst) != 3)
         waw = Signal()
         m.d.comb += waw.eq(i_writes & is_pending(i_dec.dst, dst_hit) & ~lands_after)
 
@@ -403,14 +411,17 @@ class Core(wiring.Component):
 
         # scoreboard and write-port reservations
         issued_write = valu.i_valid & i_writes
-        for r in range(NUM_REGS):
-            if not (BANK_CONFIG.last < r < BANK_OUTPUT.first):
-                continue                          # never written: stays 0
-            issued = issued_write & (dst == r)
-            landed = w_lands & (w_tag.addr == r)
-            m.d.sync += in_flight[r].eq(in_flight[r] + issued - landed)
+        issued = Signal(NUM_REGS)                 # one-hot: the register a write issues to
+        landed = Signal(NUM_REGS)                 # one-hot: the register a write lands in
+        m.d.comb += [issued.eq(Mux(issued_write, Const(1, NUM_REGS) << dst, 0)),
+                     landed.eq(Mux(w_lands, Const(1, NUM_REGS) << w_tag.addr, 0))]
+        toggle = issued ^ landed                  # counts that change (+1 or -1)
+        m.d.sync += [count_lo.eq(count_lo ^ toggle),
+                     count_hi.eq(count_hi ^ (toggle & ((issued & count_lo)
+                                                       | (landed & ~count_lo))))]
+        for bit, plane in enumerate(latency_planes):
+            m.d.sync += plane.eq(Mux(i_dec.latency[bit], plane | issued, plane & ~issued))
         with m.If(issued_write):
-            m.d.sync += last_latency[dst].eq(i_dec.latency)
             # only a DIV writing lane x leaves an outlook; any other write forgets it
             is_div_x = (i_dec.opcode == Op.DIV) & i_dec.wmask[2] & outlook.known
             m.d.sync += [outlook_known.bit_select(i_dec.dst[:8], 1).eq(is_div_x),
