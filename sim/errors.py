@@ -10,7 +10,8 @@ def cli_errors(prog):
     from sim.model import TheiaError
     known = [TheiaError, OSError, ValueError]
     for module, name in (("sim.scene", "SceneError"), ("firmware.asm", "AsmError"),
-                         ("sim.sequencer", "RenderError")):
+                         ("sim.sequencer", "RenderError"), ("sim.fast.driver", "FastSimError"),
+                         ("sim.gpu_pysim", "GpuRenderError")):
         try:
             known.append(getattr(__import__(module, fromlist=[name]), name))
         except (ImportError, AttributeError):

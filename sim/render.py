@@ -12,6 +12,9 @@ import time
 from sim.errors import cli_errors
 
 
+RTL_BACKENDS = ("fast", "verilator", "cxxrtl", "pysim")
+
+
 def load_any_scene(name):
     if name == "demo":
         from sim.demo_scene import demo_scene
@@ -127,6 +130,9 @@ def main(argv=None):
     with cli_errors("sim.render"):
         if args.cores < 1:
             raise SystemExit("sim.render: --cores must be at least 1")
+        if args.backend not in RTL_BACKENDS:
+            raise SystemExit(f"sim.render: unknown backend '{args.backend}' "
+                             f"(one of {', '.join(RTL_BACKENDS)})")
         if args.vcd and not (args.engine == "rtl" and args.backend == "pysim"):
             raise SystemExit("sim.render: --vcd needs --engine rtl --backend pysim")
         from sim.image import words_to_rgb, write_image
