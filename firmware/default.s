@@ -55,15 +55,14 @@ ENTRYPOINT_ADRR_RGU:
 // MAIN (and BIU): once per triangle. The ray/triangle test (BIU, Moller-Trumbore with the ray
 // starting at the camera) is inline rather than CALLed: that saves a CALL, a RET and a test of
 // its result on the path almost every triangle takes, the miss. TCC is CALLed directly. So
-// entries 4 and 7 of a user entry table do not change what MAIN does (as in the original); the
-// built-in routine of entry 4 is this same code (the sequence never runs it on its own).
+// entries 4 and 7 of a user entry table do not change what MAIN does (as in the original).
+// BIU below is the same test as a subroutine, for user code that wants it.
 // There is no test for t > 0 and none for DELTA = 0 (a division by zero gives +-0x0FFFFFFF),
 // as in the original.
 //
 // The order of independent instructions is chosen for the pipeline (each result is needed as
 // late as possible); the order of the fixed-point operations of every value is the reference's.
 ENTRYPOINT_ADRR_MAIN:
-ENTRYPOINT_ADRR_BIU:
     SUB CREG_E2 CREG_V2 CREG_V0
     CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
     SUB CREG_E1 CREG_V1 CREG_V0
@@ -101,6 +100,43 @@ MAIN_HIT:
     RETURN RT_TRUE
 MAIN_MISS:
     RETURN RT_FALSE
+
+// ---------------------------------------------------------------------------------------------
+// BIU: MAIN's ray/triangle test as a subroutine (CALL it; it does not run TCC): RET R99 1 on a
+// hit (recorded in the *_LAST registers if nearest), RET R99 0 on a miss. MAIN does not call it
+// (see MAIN); the sequence never runs it on its own.
+ENTRYPOINT_ADRR_BIU:
+    SUB CREG_E2 CREG_V2 CREG_V0
+    CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
+    SUB CREG_E1 CREG_V1 CREG_V0
+    SUB CREG_T CREG_CAMERA_POSITION CREG_V0
+    CROSS CREG_Q CREG_T CREG_E1
+    DOT CREG_DELTA CREG_P CREG_E1
+    DOT CREG_H2 CREG_P CREG_T
+    DOT CREG_H1 CREG_Q CREG_E2
+    DOT CREG_H3 CREG_Q CREG_RAY_DIRECTION
+    DIV CREG_u CREG_H2 CREG_DELTA
+    JLX BIU_MISS CREG_u CREG_ZERO
+    DIV CREG_v CREG_H3 CREG_DELTA
+    JLX BIU_MISS CREG_v CREG_ZERO
+    DIV CREG_t CREG_H1 CREG_DELTA
+    ADD R1 CREG_u CREG_v
+    DEC R1 R1 VOID
+    JGX BIU_MISS R1 CREG_ZERO
+    JGEX BIU_HIT CREG_t CREG_LAST_t
+    COPY CREG_LAST_t CREG_t VOID
+    COPY CREG_LAST_u CREG_u VOID
+    COPY CREG_LAST_v CREG_v VOID
+    COPY CREG_E1_LAST CREG_E1 VOID
+    COPY CREG_E2_LAST CREG_E2 VOID
+    COPY CREG_UV0_LAST CREG_UV0 VOID
+    COPY CREG_UV1_LAST CREG_UV1 VOID
+    COPY CREG_UV2_LAST CREG_UV2 VOID
+    COPY CREG_TRI_DIFFUSE_LAST CREG_TRI_DIFFUSE VOID
+BIU_HIT:
+    RET R99 RT_TRUE
+BIU_MISS:
+    RET R99 RT_FALSE
 
 // ---------------------------------------------------------------------------------------------
 // TCC: texture coordinates of the nearest hit so far and the four bilinear weights.
