@@ -46,7 +46,6 @@ def bench_core(backend, iterations):
     from firmware.asm import assemble
     from firmware.rom import default_rom
     from hdl.core import Core
-    from hdl.isa import USER_CODE_START
     from sim.fast.driver import FastSim, Design
 
     program = assemble(LOOP.format(n=iterations), "<loop>")
@@ -55,17 +54,7 @@ def bench_core(backend, iterations):
     prepare_s = time.monotonic() - start
     sim.serve_reads("tm_req", "tm_resp", np.zeros(4096, dtype=np.uint32))
     sim.serve_writes("om_req", np.zeros(4096, dtype=np.uint32))
-    for i, word in enumerate(program.words):
-        sim.set("imem_we", 1)
-        sim.set("imem_addr", i)
-        sim.set("imem_data", word)
-        sim.step()
-    sim.set("imem_we", 0)
-    sim.set("start", 1)
-    sim.set("start_direct", 1)
-    sim.set("start_pc", USER_CODE_START)
-    sim.step()
-    sim.set("start", 0)
+    sim.start_program(program.words)
     wall, cpu = time.monotonic(), time.process_time()
     cycles = sim.run_until(["done", "error"], 50 * iterations + 1000)
     wall, cpu = time.monotonic() - wall, time.process_time() - cpu

@@ -78,28 +78,22 @@ class ControlUnit(wiring.Component):
         def _next(state):
             m.next = state
 
-        with m.FSM():
+        with m.FSM() as fsm:
             with m.State("IDLE"):
                 with m.If(self.band_start):
                     m.next = "INITIAL"
-            with m.State("INITIAL"):
-                m.d.comb += self.busy.eq(1)
-                run("INITIAL", lambda r: _next("CPPU"))
-            with m.State("CPPU"):
-                m.d.comb += self.busy.eq(1)
-                run("CPPU", lambda r: _next("USERCONSTANTS"))
-            with m.State("USERCONSTANTS"):
-                m.d.comb += self.busy.eq(1)
-                run("USERCONSTANTS", lambda r: _next("RGU"))
+            # routines that simply follow one another
+            for name, following in (("INITIAL", "CPPU"), ("CPPU", "USERCONSTANTS"),
+                                    ("USERCONSTANTS", "RGU"), ("PSU2", "PIXELSHADER"),
+                                    ("PIXELSHADER", "NPG")):
+                with m.State(name):
+                    run(name, lambda result, following=following: _next(following))
             with m.State("RGU"):
-                m.d.comb += self.busy.eq(1)
-
                 def after_rgu(result):
                     m.d.sync += [hit.eq(0), triangles_left.eq(self.num_triangles)]
                     _next("TRIANGLE")
                 run("RGU", after_rgu)
             with m.State("TRIANGLE"):
-                m.d.comb += self.busy.eq(1)
                 with m.If(triangles_left == 0):
                     with m.If(hit):
                         m.next = "PSU2"
@@ -111,8 +105,6 @@ class ControlUnit(wiring.Component):
                 with m.Else():
                     m.d.sync += io_wait.eq(io_wait + 1)
             with m.State("MAIN"):
-                m.d.comb += self.busy.eq(1)
-
                 def after_main(result):
                     m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1)]
                     with m.If((triangles_left > 1) & self.tri_ready):
@@ -124,15 +116,7 @@ class ControlUnit(wiring.Component):
                     with m.Else():
                         _next("TRIANGLE")
                 run("MAIN", after_main)
-            with m.State("PSU2"):
-                m.d.comb += self.busy.eq(1)
-                run("PSU2", lambda r: _next("PIXELSHADER"))
-            with m.State("PIXELSHADER"):
-                m.d.comb += self.busy.eq(1)
-                run("PIXELSHADER", lambda r: _next("NPG"))
             with m.State("NPG"):
-                m.d.comb += self.busy.eq(1)
-
                 def after_npg(more):
                     m.d.sync += pixels.eq(pixels + 1)
                     with m.If(more):
@@ -145,4 +129,5 @@ class ControlUnit(wiring.Component):
                 m.d.comb += self.error.eq(1)
                 with m.If(self.band_start):
                     m.next = "INITIAL"
+        m.d.comb += self.busy.eq(~fsm.ongoing("IDLE") & ~fsm.ongoing("ERROR"))
         return m

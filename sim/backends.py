@@ -1,8 +1,8 @@
 """Running programs on the RTL core in Amaranth's simulator (``--engine rtl``).
 
-``CoreBench`` wraps one ``hdl.core.Core`` with a texture memory and an output memory modelled
-by the testbench (one-cycle latency, always ready), so that tests and ``sim.exec`` can load
-code, run routines and read the registers back.
+Helpers that put one ``hdl.core.Core`` in a testbench with a texture memory and an output
+memory modelled in Python (one-cycle latency, always ready), so that tests and ``sim.exec`` can
+load code, run routines and read the registers back.
 """
 
 from dataclasses import dataclass
@@ -12,7 +12,7 @@ from amaranth.sim import Simulator
 from hdl.core import Core, CoreError
 from hdl.isa import NUM_REGS, USER_CODE_BASE, USER_CODE_START, BANK_OUTPUT
 
-__all__ = ["CoreBench", "run_program_rtl", "wait_settled", "read_registers", "core_error_message",
+__all__ = ["run_program_rtl", "wait_settled", "read_registers", "core_error_message",
            "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
            "io_write", "flip_swap", "RoutineRun", "run_routine", "simulate"]
 

@@ -110,17 +110,7 @@ def run_fast(program_list, backend="verilator"):
     omem = sim.serve_writes("om_req", np.zeros(OMEM_WORDS, dtype=np.uint32))
     results = []
     for words in program_list:
-        for i, word in enumerate(words):           # as sim.backends.load_code
-            sim.set("imem_we", 1)
-            sim.set("imem_addr", i)
-            sim.set("imem_data", word)
-            sim.step()
-        sim.set("imem_we", 0)
-        sim.set("start", 1)
-        sim.set("start_direct", 1)
-        sim.set("start_pc", USER_CODE_START)
-        sim.step()
-        sim.set("start", 0)
+        sim.start_program(words)
         sim.run_until(["done", "error"], MAX_CYCLES)
         result = sim.get("result") if sim.get("done") else None
         error = sim.get("error_code") if sim.get("error") else 0
@@ -158,17 +148,7 @@ def test_long_loop_counts_cycles():
         RETURN RT_TRUE
     """, "<loop>")
     sim = FastSim(core_design())
-    for i, word in enumerate(program.words):
-        sim.set("imem_we", 1)
-        sim.set("imem_addr", i)
-        sim.set("imem_data", word)
-        sim.step()
-    sim.set("imem_we", 0)
-    sim.set("start", 1)
-    sim.set("start_direct", 1)
-    sim.set("start_pc", USER_CODE_START)
-    sim.step()
-    sim.set("start", 0)
+    sim.start_program(program.words)
     cycles = sim.run_until(["done", "error"], 1_000_000)
     assert sim.get("done") == 1 and sim.get("error") == 0
     sim.step()                                   # the edge that retires RETURN

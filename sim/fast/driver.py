@@ -182,6 +182,22 @@ class FastSim:
         state without this; memories keep their contents.)"""
         self._lib.theia_reset(self._handle, cycles)
 
+    def start_program(self, words, pc=None):
+        """Core tops: write ``words`` into the user instruction RAM through ``imem_*`` (one per
+        cycle) and start a routine at ``pc`` (default: the first user instruction)."""
+        from hdl.isa import USER_CODE_START
+        for i, word in enumerate(words):
+            self.set("imem_we", 1)
+            self.set("imem_addr", i)
+            self.set("imem_data", word)
+            self.step()
+        self.set("imem_we", 0)
+        self.set("start", 1)
+        self.set("start_direct", 1)
+        self.set("start_pc", USER_CODE_START if pc is None else pc)
+        self.step()
+        self.set("start", 0)
+
     def run_until(self, names, max_cycles):
         """Step until any port of ``names`` (a name or a list) is non-zero, checked before each
         edge, or ``max_cycles`` edges; return the edges taken."""
