@@ -67,13 +67,21 @@ def ecp5_pll(freq_mhz, fin_mhz=OSC_MHZ):
     return best[1]
 
 
+#: one divider per core shared by the three lanes (hdl/serial_divider.py): three lane dividers
+#: are ~40 % of a core's logic, and four such cores fill 91 % of the 85F. MAIN's DIVs have
+#: uniform operands and still issue one per cycle; MAIN costs 1.3 % more cycles (latency 28).
+BOARD_DIVIDERS = 1
+
+
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
-    """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores."""
+    """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
+    ``BOARD_DIVIDERS`` dividers per core."""
     from hdl.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom
         rom = default_rom()
-    return narrow_gpu_memories(Gpu(rom, cores=cores, **limits.gpu_params()))
+    return narrow_gpu_memories(Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS,
+                                   **limits.gpu_params()))
 
 
 class BoardLogic(wiring.Component):

@@ -81,6 +81,7 @@ class Counters(data.Struct):
     retired: 32
     stall_operand: 32     # RAW/WAW: waiting for a write in flight
     stall_writeback: 32   # the write port is taken in the cycle the result would need it
+                          # (or a shared divider is still busy with the previous DIV)
     stall_memory: 32      # TMREAD / OMWRITE waiting for memory
     bubbles: 32           # no instruction in issue (after jumps and at routine start)
     drain: 32             # RETURN waiting for the writes in flight
@@ -91,7 +92,8 @@ class Core(wiring.Component):
 
     Parameters: ``rom`` (64-bit words from address 0: the assembled firmware), ``user_words``
     (instruction RAM size), ``tmem_words``/``omem_words`` (address ranges checked by TMREAD /
-    OMWRITE), ``stack_depth``.
+    OMWRITE), ``stack_depth``, ``div_bits_per_stage`` and ``dividers`` (the vector ALU's: 3 lane
+    dividers, or 1 shared by the lanes - hdl/serial_divider.py).
 
     Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
     ``start_direct``, ``start_pc`` (a code address); ``busy`` until the routine ends; then
@@ -101,14 +103,14 @@ class Core(wiring.Component):
     """
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
-                 stack_depth=8, div_bits_per_stage=2):
+                 stack_depth=8, div_bits_per_stage=2, dividers=3):
         self.rom_words = list(rom)
         self.user_words = user_words
         self.tmem_words = tmem_words
         self.omem_words = omem_words
         self.stack_depth = stack_depth
         self.valu = VectorALU(tag_width=WritebackTag.as_shape().size,
-                              div_bits_per_stage=div_bits_per_stage)
+                              div_bits_per_stage=div_bits_per_stage, dividers=dividers)
         self.max_latency = self.valu.max_latency
         super().__init__({
             "start": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
@@ -270,6 +272,10 @@ class Core(wiring.Component):
         slot_taken = Signal()
         m.d.comb += slot_taken.eq(i_writes & wb_slots.bit_select(i_dec.latency, 1))
 
+        # a shared divider (dividers=1) still busy with the lanes of the previous DIV
+        divider_busy = Signal()
+        m.d.comb += divider_busy.eq((i_dec.opcode == Op.DIV) & ~valu.div_ready)
+
         kind = i_dec.kind
         i_issue = Signal()              # the instruction in I leaves I this cycle
         alu_go = Signal()               # ... into the vector ALU
@@ -299,7 +305,8 @@ class Core(wiring.Component):
                     with m.Case(Kind.NOP, Kind.DEBUG):
                         m.d.comb += i_issue.eq(1)
                     with m.Case(Kind.ALU):
-                        m.d.comb += [i_issue.eq(~slot_taken), alu_go.eq(~slot_taken)]
+                        go = ~slot_taken & ~divider_busy
+                        m.d.comb += [i_issue.eq(go), alu_go.eq(go)]
                     with m.Case(Kind.BRANCH, Kind.JUMP, Kind.CALL, Kind.RET):
                         with m.If(~slot_taken):
                             m.d.comb += [i_issue.eq(~fc.error), alu_go.eq(kind == Kind.RET),
@@ -509,6 +516,6 @@ class Core(wiring.Component):
                 m.d.sync += counters.drain.eq(counters.drain + 1)
             with m.Elif(is_tm | is_om):
                 m.d.sync += counters.stall_memory.eq(counters.stall_memory + 1)
-            with m.Elif(slot_taken):
+            with m.Elif(slot_taken | divider_busy):
                 m.d.sync += counters.stall_writeback.eq(counters.stall_writeback + 1)
         return m

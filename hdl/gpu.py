@@ -55,10 +55,12 @@ def _sum(values):
 class Gpu(wiring.Component):
     """Parameters: ``rom`` (firmware words), ``cores``, ``max_triangles`` (scene memory
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
-    (each core's instruction RAM)."""
+    (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
+    lanes, see hdl/serial_divider.py)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
-                 omem_words=3 * 256 * 256, max_bands=256, user_words=1024):
+                 omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
+                 dividers=1):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
         for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
@@ -74,12 +76,14 @@ class Gpu(wiring.Component):
         self.omem_words = omem_words
         self.max_bands = max_bands
         self.user_words = user_words
+        self.dividers = dividers
         super().__init__({
             "host": In(HostBus()),
             "busy": Out(1), "done": Out(1), "error": Out(1),
         })
         self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
-                                        omem_words=omem_words) for _ in range(cores)]
+                                        omem_words=omem_words, dividers=dividers)
+                             for _ in range(cores)]
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
         self.scene_mem = Memory(shape=unsigned(TriangleLayout.size),
                                 depth=max_triangles, init=[])

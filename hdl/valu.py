@@ -13,7 +13,10 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
 * MULTIPLY [Multiplier.LATENCY = 4]: MUL IMUL MULP - the lane multipliers' low 32 bits.
 * PRODUCT_SUM [Multiplier.LATENCY + 1 = 5]: DOT CROSS - one more stage adds (DOT: three-term
   carry-save sum) or subtracts (CROSS) the 64-bit products and takes ``fix``.
-* DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers.
+* DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers; or,
+  with ``dividers=1``, one divider shared by the lanes (hdl/serial_divider.py, latency 28): a
+  DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
+  cycles after it (the issuer must not send a DIV while ``div_ready`` is low).
 * MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 4 + 1 + 31 = 36]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
 
@@ -25,7 +28,8 @@ are at most 2**45 in magnitude (scaled), so the sum stage works on 48 bits: exac
 Ports: in ``i_valid``, ``i_op[7]`` (an ``hdl.isa.Op`` value), ``i_a``, ``i_b`` (VectorLayout),
 ``i_imm[32]`` (SETx value, SWIZZLE3D selector), ``i_pc[16]`` (LEA), ``i_tag[tag_width]``;
 out ``o_valid``, ``o_result`` (VectorLayout, the full vector: the lane write mask
-``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky).
+``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky), ``div_ready``
+(always 1 with three dividers).
 A non-ALU opcode sent with ``i_valid`` goes down the SIMPLE class and yields (0, 0, 0).
 
 Measured with tag_width = 8 and the defaults (Yosys synth_ecp5 + nextpnr-ecp5 out of context,
@@ -40,6 +44,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.divider import Divider, divider_latency
+from hdl.serial_divider import SerialDivider, serial_divider_latency, divider_passes
 from hdl.isa import LANES, ONE, OPS, SCALE, SWIZZLES, Kind, Op, VectorLayout
 from hdl.multiplier import Multiplier, carry_save_add
 from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
@@ -71,7 +76,8 @@ LATENCY_CLASSES = {
     LatencyClass.SIMPLE: "1: lane adder + result select, registered",
     LatencyClass.MULTIPLY: "Multiplier.LATENCY: low 32 bits of the lane products",
     LatencyClass.PRODUCT_SUM: "Multiplier.LATENCY + 1: sum/difference of 64-bit products, fix",
-    LatencyClass.DIVIDE: "Divider(bits_per_stage).latency: three lane dividers",
+    LatencyClass.DIVIDE: "Divider(bits_per_stage).latency: three lane dividers "
+                         "(+ 2 for one divider shared by the lanes)",
     LatencyClass.MAGNITUDE: "Multiplier.LATENCY + 1 + SquareRoot(bits_per_stage).latency",
 }
 
@@ -157,12 +163,16 @@ class VectorALU(wiring.Component):
     ``o_valid`` for an ALU-kind opcode; ``latencies`` maps each LatencyClass to its latency."""
 
     def __init__(self, tag_width=8, div_bits_per_stage=2, sqrt_bits_per_stage=1,
-                 isolate_idle_units=False):
+                 isolate_idle_units=False, dividers=3):
+        if dividers not in (1, 3):
+            raise ValueError(f"dividers must be 1 or 3, not {dividers!r}")
         self.tag_width = tag_width
+        self.dividers = dividers
         self.isolate_idle_units = isolate_idle_units
         self.div_bits_per_stage = div_bits_per_stage
         self.sqrt_bits_per_stage = sqrt_bits_per_stage
-        div_latency = divider_latency(div_bits_per_stage)
+        div_latency = (divider_latency(div_bits_per_stage) if dividers == 3
+                       else serial_divider_latency(div_bits_per_stage))
         root_latency = sqrt_latency(sqrt_bits_per_stage)
         self.latencies = {
             LatencyClass.SIMPLE: 1,
@@ -176,7 +186,7 @@ class VectorALU(wiring.Component):
             "i_valid": In(1), "i_op": In(7), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
             "i_imm": In(32), "i_pc": In(16), "i_tag": In(tag_width),
             "o_valid": Out(1), "o_result": Out(VectorLayout), "o_tag": Out(tag_width),
-            "collision": Out(1),
+            "collision": Out(1), "div_ready": Out(1),
         })
 
     def latency(self, op):
@@ -185,6 +195,11 @@ class VectorALU(wiring.Component):
             return self.latencies[CLASS_OF[Op(op)]]
         except (KeyError, ValueError):
             raise ValueError(f"opcode {op!r} is not an ALU-kind opcode of hdl.isa") from None
+
+    def divider_cycles(self, a, b):
+        """Cycles a DIV of operand vectors ``a``, ``b`` keeps the next DIV out (reference of
+        ``div_ready``)."""
+        return 1 if self.dividers == 3 else divider_passes(a, b)
 
     def elaborate(self, platform):
         m = Module()
@@ -344,19 +359,28 @@ class VectorALU(wiring.Component):
         outputs.append((LatencyClass.MAGNITUDE, root.o_valid, [root.o_root] * 3, root.o_tag))
 
         # --- DIVIDE ------------------------------------------------------------------------------
-        dividers = []
         divide_issue = self.i_valid & (op == Op.DIV)
-        for lane in range(3):
-            div = Divider(tag_width=self.tag_width if lane == 0 else 0,
-                          bits_per_stage=self.div_bits_per_stage)
-            m.submodules[f"divider_{LANES[lane]}"] = div
-            m.d.comb += [div.i_valid.eq(divide_issue),
-                         div.i_a.eq(isolate(divide_issue, a_lanes[lane])),
-                         div.i_b.eq(isolate(divide_issue, b_lanes[lane]))]
-            dividers.append(div)
-        m.d.comb += dividers[0].i_tag.eq(self.i_tag)
-        outputs.append((LatencyClass.DIVIDE, dividers[0].o_valid,
-                        [div.o_q for div in dividers], dividers[0].o_tag))
+        if self.dividers == 1:
+            m.submodules.divider = div = SerialDivider(self.tag_width, self.div_bits_per_stage)
+            m.d.comb += [div.i_valid.eq(divide_issue), div.i_tag.eq(self.i_tag),
+                         div.i_a.eq(isolate(divide_issue, a)),
+                         div.i_b.eq(isolate(divide_issue, b)),
+                         self.div_ready.eq(div.o_ready)]
+            outputs.append((LatencyClass.DIVIDE, div.o_valid, [div.o_q.x, div.o_q.y, div.o_q.z],
+                            div.o_tag))
+        else:
+            dividers = []
+            for lane in range(3):
+                div = Divider(tag_width=self.tag_width if lane == 0 else 0,
+                              bits_per_stage=self.div_bits_per_stage)
+                m.submodules[f"divider_{LANES[lane]}"] = div
+                m.d.comb += [div.i_valid.eq(divide_issue),
+                             div.i_a.eq(isolate(divide_issue, a_lanes[lane])),
+                             div.i_b.eq(isolate(divide_issue, b_lanes[lane]))]
+                dividers.append(div)
+            m.d.comb += [dividers[0].i_tag.eq(self.i_tag), self.div_ready.eq(1)]
+            outputs.append((LatencyClass.DIVIDE, dividers[0].o_valid,
+                            [div.o_q for div in dividers], dividers[0].o_tag))
 
         # --- merge: at most one class completes per cycle (the issuer's promise) ----------------
         for cls, _, _, _ in outputs:

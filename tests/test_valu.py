@@ -34,6 +34,8 @@ def random_operation(rng, op):
         b = tuple(rng.choice(EDGES) for _ in range(3))
     if op == Op.DIV and rng.random() < 0.05:
         b = (0, b[1], 0)
+    if op == Op.DIV and rng.random() < 0.3:        # uniform, like MAIN's quotients of DOTs
+        a, b = (a[0],) * 3, (b[1],) * 3
     if op == Op.MOD and rng.random() < 0.5:       # the intended use: B a power of two >= 1.0
         b = tuple(1 << rng.randrange(17, 32) for _ in range(3))
     imm = rng.randrange(len(SWIZZLES)) if op == Op.SWIZZLE3D else random_word(rng)
@@ -46,16 +48,22 @@ def run_schedule(dut, issues, cycles):
     Each result must leave exactly ``dut.latency(op)`` cycles after its operation went in, with
     its tag; returns (checked, mismatches)."""
     due = {}
-    for cycle, operation in issues.items():
+    divider_free = 0
+    for cycle, operation in sorted(issues.items()):
         done = cycle + dut.latency(operation[0]) - 1
         assert done not in due, "the schedule itself collides"
         due[done] = cycle
+        if operation[0] == Op.DIV:
+            assert cycle >= divider_free, "the schedule sends a DIV while div_ready is low"
+            divider_free = cycle + dut.divider_cycles(operation[1], operation[2])
+    div_ready = []
     mismatches = []
     checked = []
 
     async def testbench(ctx):
         for cycle in range(cycles):
             operation = issues.get(cycle)
+            div_ready.append(ctx.get(dut.div_ready))
             if operation is None:
                 ctx.set(dut.i_valid, 0)
             else:
@@ -89,6 +97,12 @@ def run_schedule(dut, issues, cycles):
     sim.add_testbench(testbench)
     sim.run()
     assert len(checked) == len(issues)
+    # div_ready is low exactly while the reference says the divider is busy
+    busy = set()
+    for cycle, operation in issues.items():
+        if operation[0] == Op.DIV:
+            busy.update(range(cycle + 1, cycle + dut.divider_cycles(operation[1], operation[2])))
+    assert [c for c, ready in enumerate(div_ready) if not ready] == sorted(busy)
     return checked, mismatches
 
 
@@ -97,8 +111,9 @@ def opcode_streams(rng, ops, count, dut):
     issues, cycle = {}, 0
     for op in ops:
         for _ in range(count):
-            issues[cycle] = random_operation(rng, op)
-            cycle += 1
+            operation = random_operation(rng, op)
+            issues[cycle] = operation
+            cycle += dut.divider_cycles(operation[1], operation[2]) if op == Op.DIV else 1
         cycle += dut.max_latency
     return issues, cycle + 1
 
@@ -131,19 +146,24 @@ def test_every_opcode_streamed_back_to_back():
 def schedule(dut, operations):
     """Issue ``operations`` in order like the core does: an operation waits (a bubble) while its
     result would leave in a cycle an earlier one already reserved. Returns (issues, cycles)."""
-    issues, taken, cycle = {}, set(), 0
+    issues, taken, cycle, divider_free = {}, set(), 0, 0
     for operation in operations:
-        while cycle + dut.latency(operation[0]) in taken:
+        is_div = operation[0] == Op.DIV
+        while cycle + dut.latency(operation[0]) in taken or (is_div and cycle < divider_free):
             cycle += 1
         taken.add(cycle + dut.latency(operation[0]))
         issues[cycle] = operation
+        if is_div:
+            divider_free = cycle + dut.divider_cycles(operation[1], operation[2])
         cycle += 1
     return issues, cycle + dut.max_latency + 1
 
 
-def test_mixed_stream_with_reserved_writeback_slots():
-    """Random opcodes, all classes interleaved, issued through writeback-slot reservation."""
-    dut = VectorALU(TAG_WIDTH)
+@pytest.mark.parametrize("dividers", [3, 1])
+def test_mixed_stream_with_reserved_writeback_slots(dividers):
+    """Random opcodes, all classes interleaved, issued through writeback-slot reservation
+    (and, with one shared divider, DIVs held back while ``div_ready`` is low)."""
+    dut = VectorALU(TAG_WIDTH, dividers=dividers)
     rng = random.Random(12)
     operations = [random_operation(rng, rng.choice(ALU_OPS)) for _ in range(3000)]
     issues, cycles = schedule(dut, operations)
@@ -207,6 +227,23 @@ def test_directed_corner_cases():
     checked, mismatches = run_schedule(dut, issues, cycles)
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
     assert len(checked) == len(cases)
+
+
+def test_shared_divider_streams():
+    """One divider for the three lanes: uniform DIVs one per cycle, the others every third
+    cycle, each result 28 cycles after issue; mixed with the other classes by the scheduler."""
+    dut = VectorALU(TAG_WIDTH, dividers=1)
+    assert dut.latency(Op.DIV) == 28
+    assert dut.divider_cycles((1, 1, 1), (2, 2, 2)) == 1
+    assert dut.divider_cycles((1, 1, 1), (2, 2, 3)) == 3
+    assert dut.divider_cycles((1, 0, 1), (2, 2, 2)) == 3
+    rng = random.Random(13)
+    issues, cycles = opcode_streams(rng, [Op.DIV], 300, dut)
+    checked, mismatches = run_schedule(dut, issues, cycles)
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
+    assert checked.count(Op.DIV) == 300
+    with pytest.raises(ValueError, match="dividers must be 1 or 3"):
+        VectorALU(TAG_WIDTH, dividers=2)
 
 
 def test_collision_flag_is_sticky():
