@@ -24,7 +24,6 @@ from amaranth.lib.wiring import In, Out
 
 from boards.host_link import HostLink
 from boards.limits import ULX3S_85F_LIMITS
-from boards.narrow_memory import narrow_gpu_memories
 from boards.uart import UartRx, UartTx, uart_divisor
 
 __all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "make_gpu", "DEFAULT_BAUD",
@@ -80,8 +79,8 @@ def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     if rom is None:
         from firmware.rom import default_rom
         rom = default_rom()
-    return narrow_gpu_memories(Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS,
-                                   **limits.gpu_params()))
+    return Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS, narrow_stores=True,
+               **limits.gpu_params())
 
 
 class BoardLogic(wiring.Component):

@@ -37,6 +37,7 @@ from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
 from hdl.io_unit import IoUnit, BandEntry, TriangleLayout, SLOT_ROWS, ROWS_PER_TRIANGLE
 from hdl.isa import VectorLayout
+from hdl.narrow_store import TextureStore, PixelStore
 from hdl.shader_core import ShaderCore
 
 __all__ = ["Gpu", "CONFIG_ROWS"]
@@ -56,11 +57,12 @@ class Gpu(wiring.Component):
     """Parameters: ``rom`` (firmware words), ``cores``, ``max_triangles`` (scene memory
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
-    lanes, see hdl/serial_divider.py)."""
+    lanes, see hdl/serial_divider.py), ``narrow_stores`` (8-bit texture and output stores,
+    hdl/narrow_store.py: exact for 8-bit textures, the output read back as converted pixels)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
-                 dividers=1):
+                 dividers=1, narrow_stores=False):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
         for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
@@ -87,8 +89,12 @@ class Gpu(wiring.Component):
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
         self.scene_mem = Memory(shape=unsigned(TriangleLayout.size),
                                 depth=max_triangles, init=[])
-        self.tmem = Memory(shape=unsigned(32), depth=tmem_words, init=[])
-        self.omem = Memory(shape=unsigned(32), depth=omem_words, init=[])
+        if narrow_stores:
+            self.tmem = TextureStore(tmem_words)
+            self.omem = PixelStore(omem_words)
+        else:
+            self.tmem = Memory(shape=unsigned(32), depth=tmem_words, init=[])
+            self.omem = Memory(shape=unsigned(32), depth=omem_words, init=[])
         self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size), depth=max_bands,
                                  init=[])
 

@@ -1,4 +1,4 @@
-"""8-bit stand-ins for the Gpu's 32-bit texture and output memories (block RAM budget).
+"""8-bit texture and output stores: ``Gpu(narrow_stores=True)`` (the ULX3S top; block RAMs).
 
 A texture word is always an 8-bit colour << 9 (theia-system.md §1), so ``TextureStore`` keeps
 bits 16:9 and reads back ``byte << 9``: exact for every scene the host tool accepts
@@ -7,15 +7,14 @@ word (sim.image.word_to_u8) and reads it back zero-extended: the host receives c
 pixels, not raw output words.
 
 Both have the part of ``lib.memory.Memory``'s interface the Gpu uses (``read_port()``,
-``write_port()``, ports with ``addr``/``en``/``data``; 32-bit ``data``) so
-``narrow_gpu_memories`` can put them in place of ``gpu.tmem`` and ``gpu.omem`` before the Gpu
-is elaborated. (A ``Gpu`` parameter for 8-bit stores would make this unnecessary.)
+``write_port()``, ports with ``addr``/``en``/``data``; 32-bit ``data``), so the Gpu uses them
+like its 32-bit memories.
 """
 
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
 from amaranth.lib.memory import Memory
 
-__all__ = ["TextureStore", "PixelStore", "narrow_gpu_memories"]
+__all__ = ["TextureStore", "PixelStore"]
 
 _SHIFT = 9
 
@@ -79,14 +78,3 @@ class PixelStore(_NarrowMemory):
     def widen(byte):
         return byte
 
-
-def narrow_gpu_memories(gpu):
-    """Replace ``gpu.tmem`` / ``gpu.omem`` (32-bit Memory) by 8-bit stores of the same depth."""
-    for name, cls in (("tmem", TextureStore), ("omem", PixelStore)):
-        memory = getattr(gpu, name, None)
-        if not isinstance(memory, Memory):
-            raise TypeError(f"Gpu.{name} is not a lib.memory.Memory: hdl/gpu.py changed, "
-                            f"update boards/narrow_memory.py")
-        memory._MustUse__silence = True     # replaced before elaboration, on purpose
-        setattr(gpu, name, cls(memory.depth))
-    return gpu
