@@ -26,7 +26,7 @@ Outputs (combinational from the inputs and the state, so the core can redirect f
 cycle):
 
 * ``jump`` (valid and the group jumps), ``next_pc`` (the target if ``jump``, else pc + 1);
-* ``error``/``error_code`` (``sim.fc_model.FcError``): the instruction would overflow or
+* ``error``/``error_code`` (``hdl.isa.FcError``): the instruction would overflow or
   underflow a stack or a branch counter. The state is then left unchanged (the core stops).
 * ``active`` (per lane: ACTIVE now, i.e. the write enables of an ALU instruction this cycle)
   and ``aL`` (the topmost LOOP entry's loop register, 0 when none).
@@ -40,8 +40,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from hdl.isa import US_FC_INST, US_INT_CONST, FcOp, AddrOp, BranchOp, PredSel
-from sim.fc_model import FcError, LaneState
+from hdl.isa import US_FC_INST, US_INT_CONST, FcOp, AddrOp, BranchOp, PredSel, FcError, LaneState
 
 __all__ = ["FlowControlEngine", "fc_addr_layout"]
 

@@ -23,6 +23,7 @@ __all__ = [
     "ENTRY_NAMES", "ENTRY_INDEX", "ORIGINAL_ENTRY_ADDRESSES",
     "USER_CODE_BASE", "USER_CODE_START", "NUM_ENTRIES",
     "jump_lane", "jump_relation", "Relation", "compare",
+    "LaneState", "FcError",
 ]
 
 # --- §1 data ---------------------------------------------------------------------------------
@@ -528,3 +529,24 @@ class JumpFunc(IntEnum):
     NOT_PRED = 0x33
     BOOL = 0xAA
     NOT_BOOL = 0x55
+
+
+# --- flow-control stack engine state (r500-us.md §2; hdl/fc_engine.py, sim/fc_model.py) ---
+
+class LaneState(IntEnum):
+    """A lane's flow-control state; the RTL stores it in 2 bits with these codes."""
+    ACTIVE = 0
+    BRANCH_INACTIVE = 1     # value = branch counter
+    BREAK = 2               # value = loop-stack depth when the BREAK executed
+    CONTINUE = 3            # value = loop-stack depth when the CONTINUE executed
+
+
+class FcError(IntEnum):
+    """Error codes (the RTL's ``error_code`` output). Several at once: the lowest step wins
+    (loop stack in step 4, counters in step 5, address stack in step 6)."""
+    NONE = 0
+    ADDR_OVERFLOW = 1
+    ADDR_UNDERFLOW = 2
+    LOOP_OVERFLOW = 3
+    LOOP_UNDERFLOW = 4
+    COUNTER_OVERFLOW = 5

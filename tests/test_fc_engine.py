@@ -14,10 +14,14 @@ import pytest
 from amaranth.sim import Simulator
 
 from hdl.fc_engine import FlowControlEngine
+from hdl.isa import FcError
 from sim.fc_model import (
-    FcError, FlowControlError, FlowControl, FcOp, AluOp, FlatProgram, Cond, Alu, If, Loop, Call,
-    Program, compile_program, run_lane, random_program, int_const, alu_lane_values,
-    theia_branch, theia_call, theia_ret, fc_ret, fc_loop, fc_endloop, select_int_const,
+    FlowControlError, FlowControl, int_const, theia_branch, theia_call, theia_ret, fc_ret,
+    fc_loop, fc_endloop, select_int_const,
+)
+from sim.fc_programs import (
+    FcOp, AluOp, FlatProgram, Cond, Alu, If, Loop, Call, Program, compile_program, run_lane,
+    random_program, alu_lane_values,
 )
 
 from tests.test_fc_model import DIRECTED, theia_program

@@ -10,10 +10,13 @@ import random
 import pytest
 
 from hdl.isa import US_FC_INST, FcOp as Opc, AddrOp, BranchOp, JumpFunc, PredSel
+from hdl.isa import LaneState, FcError
 from sim.fc_model import (
-    LaneState, FcError, FlowControlError, FcAddr, FlowControl,
+    FlowControlError, FcAddr, FlowControl,
     fc_inst, fc_if, fc_else, fc_endif, fc_loop, fc_rep, fc_endloop, fc_endrep, fc_break,
     fc_continue, fc_call, fc_ret, theia_branch, theia_jmp, theia_call, theia_ret, int_const,
+)
+from sim.fc_programs import (
     FcOp, AluOp, FlatProgram, run_lockstep, Cond, Alu, If, Loop, Break, Continue, Call, Program,
     compile_program, run_lane, random_program,
 )
