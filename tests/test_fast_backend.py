@@ -265,3 +265,35 @@ def test_tiny_frame_matches_model():
     assert stats["pixels"] == scene.width * scene.height
     assert stats["instructions"] == sum(b.instructions for b in bands)
     assert stats["cycles"] > stats["instructions"]
+
+
+def test_cache_keeps_the_most_recently_used_builds(tmp_path, monkeypatch):
+    """prune_cache: the ``keep`` builds used last stay, older ones, their stale design entries
+    and surplus Verilog files go; unrelated files are left alone."""
+    import json
+    import os
+
+    from sim.fast.build import prune_cache
+    monkeypatch.setenv("THEIA_CACHE", str(tmp_path))
+    (tmp_path / "designs").mkdir()
+    (tmp_path / "verilog").mkdir()
+    for age in range(5):                      # build 0 was used last
+        build = tmp_path / f"verilator-{age:020d}"
+        build.mkdir()
+        (build / "build.json").write_text("{}")
+        os.utime(build / "build.json", (1e9 - age * 100, 1e9 - age * 100))
+        (tmp_path / "designs" / f"verilator-d{age}.json").write_text(
+            json.dumps({"build": build.name}))
+    for n in range(10):
+        (tmp_path / "verilog" / f"{n}.v").write_text("")
+    (tmp_path / "verilator-xyz.12345").mkdir()     # a build in progress: not a cache entry
+    (tmp_path / "notes.txt").write_text("mine")
+    deleted = prune_cache(keep=2)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["designs", "notes.txt", "verilator-00000000000000000000",
+                    "verilator-00000000000000000001", "verilator-xyz.12345", "verilog"]
+    assert sorted(p.name for p in (tmp_path / "designs").iterdir()) == \
+        ["verilator-d0.json", "verilator-d1.json"]
+    assert len(list((tmp_path / "verilog").iterdir())) == 8
+    assert len(deleted) == 3 + 2 + 3
+    assert prune_cache(keep=2) == []

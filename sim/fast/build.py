@@ -20,6 +20,9 @@ Every artefact is cached under ``$THEIA_CACHE`` (default ``~/.cache/theia-gpu``)
   nothing else. (A design-key miss whose Verilog is unchanged, e.g. after a comment edit, finds
   the build here and only elaborates.)
 
+After each new build the cache keeps the ``$THEIA_CACHE_KEEP`` (default 24) most recently used
+builds and deletes the others (``prune_cache``): each is 20-50 MB.
+
 The top's ports are its signature's members, flattened (``tm_req.payload`` -> ``tm_req__payload``,
 as ``amaranth.back.verilog`` names them); constant members (``always_ready`` streams) are left
 out, which is why the port list is passed explicitly. Data views (structs) are one port of their
@@ -48,7 +51,7 @@ from amaranth.hdl._nir import CombinationalCycle
 from amaranth.lib import wiring, data
 
 __all__ = ["BuildError", "Port", "Build", "Design", "BACKENDS", "DEFAULT_BACKEND", "cache_dir",
-           "top_ports", "export_verilog", "build", "verilator_name"]
+           "top_ports", "export_verilog", "build", "verilator_name", "prune_cache"]
 
 BACKENDS = ("verilator", "cxxrtl")
 #: chosen by measurement (see bench/fast_sim.py and the package docstring)
@@ -496,8 +499,62 @@ def _find_design(backend, key):
         ports = _ports_from_json(meta["ports"])
     except (ImportError, AttributeError, KeyError, TypeError):
         return None             # a recorded layout class is gone
+    _touch(final)
     return Build(backend, final / meta["library"], ports, final.name.split("-", 1)[1],
                  meta["build_s"], True)
+
+
+#: how many builds the cache keeps (each 20-50 MB); the least recently used go first
+DEFAULT_CACHE_KEEP = 24
+
+
+def _touch(build_dir):
+    """Mark a build as used now (pruning goes by the mtime of its build.json)."""
+    try:
+        os.utime(build_dir / "build.json")
+    except OSError:
+        pass
+
+
+def prune_cache(keep=None):
+    """Delete all but the ``keep`` (default ``$THEIA_CACHE_KEEP`` or DEFAULT_CACHE_KEEP) most
+    recently used builds, failed builds' logs beyond that many, Verilog files beyond 4 x
+    ``keep``, and design entries whose build is gone. Returns the paths deleted."""
+    if keep is None:
+        keep = int(os.environ.get("THEIA_CACHE_KEEP", DEFAULT_CACHE_KEEP))
+    root = cache_dir()
+    if not root.is_dir():
+        return []
+
+    def last_used(path):
+        try:
+            return (path / "build.json").stat().st_mtime
+        except OSError:
+            return path.stat().st_mtime
+
+    builds = [p for p in root.iterdir() if p.is_dir() and "." not in p.name
+              and p.name.split("-", 1)[0] in BACKENDS]
+    failed = [p for p in root.iterdir() if p.is_dir() and p.name.endswith(".failed")]
+    verilog = list((root / "verilog").glob("*.v")) if (root / "verilog").is_dir() else []
+    doomed = []
+    for group, limit, age in ((builds, keep, last_used), (failed, keep, last_used),
+                              (verilog, 4 * keep, lambda p: p.stat().st_mtime)):
+        group.sort(key=age, reverse=True)
+        doomed += group[limit:]
+    for path in doomed:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    for entry in (root / "designs").glob("*.json") if (root / "designs").is_dir() else []:
+        try:
+            target = json.loads(entry.read_text())["build"]
+        except (OSError, ValueError, KeyError):
+            target = None
+        if target is None or not (root / target).is_dir():
+            entry.unlink(missing_ok=True)
+            doomed.append(entry)
+    return doomed
 
 
 def _remember_design(backend, key, result):
@@ -542,6 +599,7 @@ def _build_component(top, backend, jobs, log):
             tmp = meta_path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(meta, indent=1))
             tmp.replace(meta_path)
+        _touch(final)
         return Build(backend, final / meta["library"], ports, key, meta["build_s"], True)
     cache_dir().mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"{backend}-{key}.", dir=cache_dir()))
@@ -567,6 +625,7 @@ def _build_component(top, backend, jobs, log):
     except OSError:             # another process finished the same build first
         shutil.rmtree(work, ignore_errors=True)
     log(f"sim.fast: {backend} build took {build_s} s")
+    prune_cache()
     return Build(backend, final / meta["library"], ports, key, build_s, False)
 
 
