@@ -5,20 +5,25 @@
 * ``sim.fast.driver.FastSim``: ports, stepping, C++-served memories and host bus;
 * ``sim.fast.gpu.render_gpu_fast``: a whole frame on hdl/gpu.py's Gpu through its host bus.
 
-Measured here (2-core machine shared with other jobs, load 4-4.5: wall-clock rates were about
-half the per-CPU-second ones), ``python -m bench.fast_sim``:
+Measured here (2-core machine, ``python -m bench.fast_sim --workload gpu --cores 1 --size 64``
+and ``--workload core``; example3 from ``sim.render --stats``' run_s):
 
 | design / workload                          | Verilator 5.006       | CXXRTL (Yosys 0.70) |
 |--------------------------------------------|-----------------------|---------------------|
-| Gpu, 1 core, demo scene 32x32 (incl. bus)  | 0.90-0.95 M cycles/CPU-s | not built        |
-| Gpu, 8 cores, example3 160x160             | ~84k cycles/CPU-s     | not built           |
-| hdl.core.Core, ALU/DIV loop                | ~930k cycles/s        | ~72k cycles/s       |
+| Gpu, 1 core, demo scene 64x64 (incl. bus)  | 1.12 M cycles/s       | not built           |
+| the same with Gpu(dividers=3)              | 0.90 M cycles/s       | not built           |
+| Gpu, 8 cores, example3 160x160             | 106k cycles/s         | not built           |
+| hdl.core.Core, ALU/DIV loop                | 1.08 M cycles/CPU-s   | ~72k cycles/s       |
 | build, Gpu 1 core (cold, -j 2)             | 27-62 s (load-bound)  |                     |
 | build, Gpu 8 cores (cold, -j 2, busy)      | 217 s                 |                     |
 
 Verilator's per-cycle C++ is compiled at -O2 (verilated.mk's -Os default was 27 % slower:
 ~0.65 M cycles/CPU-s) and its once-only constructor code at -O0 (build 57 s -> 42 s); -O3
--march=native measured no faster. Verilator is the default; CXXRTL stays selectable with
+-march=native measured no faster. What Verilator spends its time on is the vector ALU's
+pipelines: per cycle it evaluates every stage of the dividers and the square root, busy or not
+(clock enables on the stage registers do not help: the stage logic is computed outside the
+enable); the Gpu's default of one divider per core (``dividers=1``) is what brings it past
+1 M cycles/s. Verilator is the default; CXXRTL stays selectable with
 ``backend="cxxrtl"``. A model described as a ``Design`` (constructor + arguments) is found in the
 cache without elaboration: ~0.3 s (hashing the sources it imports and the arguments).
 """
