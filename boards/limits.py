@@ -26,7 +26,7 @@ class BoardLimits:
     tmem_words: int = 3 * 256 * 256   # a 256x256 texture, 8 bits per word
     omem_words: int = 3 * 200 * 200   # a 200x200 image, 8 bits per word (converted)
     max_bands: int = 32
-    user_words: int = 256             # user code incl. the 12-word entry table
+    user_words: int = 64              # user code incl. the 12-word entry table (LUT RAM)
 
     def gpu_params(self):
         return {"max_triangles": self.max_triangles, "tmem_words": self.tmem_words,

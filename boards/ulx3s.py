@@ -74,12 +74,14 @@ BOARD_DIVIDERS = 1
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
-    ``BOARD_DIVIDERS`` dividers per core."""
+    ``BOARD_DIVIDERS`` dividers per core, user RAM and swap memories in LUT RAM (block RAMs:
+    texture 96 + output 59 + scene 17-19 leave 8 per core, for the general registers' two
+    copies (6) and the firmware ROM (2))."""
     from hdl.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom
         rom = default_rom()
-    return Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS, narrow_stores=True,
+    return Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS, narrow_stores=True, lut_memories=True,
                **limits.gpu_params())
 
 

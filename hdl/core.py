@@ -93,7 +93,8 @@ class Core(wiring.Component):
     Parameters: ``rom`` (64-bit words from address 0: the assembled firmware), ``user_words``
     (instruction RAM size), ``tmem_words``/``omem_words`` (address ranges checked by TMREAD /
     OMWRITE), ``stack_depth``, ``div_bits_per_stage`` and ``dividers`` (the vector ALU's: 3 lane
-    dividers, or 1 shared by the lanes - hdl/serial_divider.py).
+    dividers, or 1 shared by the lanes - hdl/serial_divider.py), ``lut_memories`` (user RAM
+    and swap memories in LUT RAM instead of block RAM).
 
     Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
     ``start_direct``, ``start_pc`` (a code address); ``busy`` until the routine ends; then
@@ -103,7 +104,7 @@ class Core(wiring.Component):
     """
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
-                 stack_depth=8, div_bits_per_stage=2, dividers=3):
+                 stack_depth=8, div_bits_per_stage=2, dividers=3, lut_memories=False):
         self.rom_words = list(rom)
         self.user_words = user_words
         self.tmem_words = tmem_words
@@ -127,8 +128,11 @@ class Core(wiring.Component):
         })
         self.rom = Memory(shape=unsigned(64), depth=max(len(self.rom_words), 16),
                           init=self.rom_words)
-        self.ram = Memory(shape=unsigned(64), depth=user_words, init=[])
-        self.regfile = RegisterFile()
+        # lut_memories: the user RAM and the swap memories in LUT RAM (an FPGA build that runs
+        # out of block RAMs: four cores on the ULX3S-85F)
+        self.ram = Memory(shape=unsigned(64), depth=user_words, init=[],
+                          attrs={"ram_style": "distributed"} if lut_memories else None)
+        self.regfile = RegisterFile(swap_in_luts=lut_memories)
         self.fc = FlowControlEngine(lanes=1, addr_depth=stack_depth, jump_addr_bits=16)
 
     def elaborate(self, platform):
@@ -300,6 +304,13 @@ class Core(wiring.Component):
                 m.d.comb += [fault.eq(1), fault_code.eq(CoreError.FETCH)]
             with m.Elif(~i_dec.legal):
                 m.d.comb += [fault.eq(1), fault_code.eq(CoreError.ILLEGAL_INSTRUCTION)]
+            with m.Elif(kind == Kind.RETURN):
+                # RETURN reads and writes nothing, so no hazard applies; deciding it from
+                # registered state only keeps done -> (control unit) -> start -> fetch, the
+                # path that chains routines, short. A swap write must land in this copy before
+                # the next flip.
+                with m.If(pending[BANK_SWAP.first:BANK_SWAP.last + 1] == 0):
+                    m.d.comb += [i_issue.eq(1), routine_end.eq(1)]
             with m.Elif(~hazard):
                 with m.Switch(kind):
                     with m.Case(Kind.NOP, Kind.DEBUG):
@@ -315,10 +326,6 @@ class Core(wiring.Component):
                                 m.d.comb += [fault.eq(1), fault_code.eq(CoreError.STACK)]
                             with m.Elif(fc.jump):
                                 m.d.comb += [redirect.eq(1), redirect_pc.eq(fc.next_pc)]
-                    with m.Case(Kind.RETURN):
-                        # a swap write must land in this copy before the next flip
-                        with m.If(pending[BANK_SWAP.first:BANK_SWAP.last + 1] == 0):
-                            m.d.comb += [i_issue.eq(1), routine_end.eq(1)]
                     with m.Case(Kind.TMREAD):
                         out_of_range = Cat(v >= self.tmem_words for v in a_lanes).any()
                         with m.If(~mem_busy & out_of_range):
@@ -461,7 +468,8 @@ class Core(wiring.Component):
             with m.If(routine_end):
                 m.d.sync += running.eq(0)
 
-        m.d.comb += [self.done.eq(routine_end & ~fault), self.result.eq(i_dec.imm[0]),
+        # (routine_end excludes every fault of the RETURN itself)
+        m.d.comb += [self.done.eq(routine_end), self.result.eq(i_dec.imm[0]),
                      self.settled.eq(~running & ~lookup & ~lookup_done & (pending == 0))]
 
         with m.If(fault):

@@ -58,11 +58,12 @@ class Gpu(wiring.Component):
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
     lanes, see hdl/serial_divider.py), ``narrow_stores`` (8-bit texture and output stores,
-    hdl/narrow_store.py: exact for 8-bit textures, the output read back as converted pixels)."""
+    hdl/narrow_store.py: exact for 8-bit textures, the output read back as converted pixels),
+    ``lut_memories`` (each core's user RAM and swap memories in LUT RAM: saves block RAMs)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
-                 dividers=1, narrow_stores=False):
+                 dividers=1, narrow_stores=False, lut_memories=False):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
         for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
@@ -84,7 +85,8 @@ class Gpu(wiring.Component):
             "busy": Out(1), "done": Out(1), "error": Out(1),
         })
         self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
-                                        omem_words=omem_words, dividers=dividers)
+                                        omem_words=omem_words, dividers=dividers,
+                                        lut_memories=lut_memories)
                              for _ in range(cores)]
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
         self.scene_mem = Memory(shape=unsigned(TriangleLayout.size),

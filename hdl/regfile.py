@@ -6,7 +6,7 @@ A and B (each copy: one read, one write port):
 * ``copies`` (the general memory), row = register number: configuration 0-41 (EXE writes are
   dropped; the IO side writes them) and constants, user and internal registers 64-127.
 * ``swap_copies`` (the swap memory): the swap bank (registers 42-63) twice, copy 0 in rows
-  0-21 and copy 1 in rows 32-53. ``swap_sel`` says which copy EXE sees; the IO side writes the
+  0-21 and copy 1 in rows 24-45 (48 rows: three 16-row banks of LUT RAM with ``swap_in_luts``). ``swap_sel`` says which copy EXE sees; the IO side writes the
   other one. ``flip`` exchanges them; the core flips only between routines, with no swap write
   in flight.
 
@@ -30,8 +30,8 @@ from hdl.isa import VectorLayout, BANK_CONFIG, BANK_SWAP, BANK_OUTPUT
 __all__ = ["RegisterFile"]
 
 GENERAL_ROWS = 128
-SWAP_ROWS = 64
-_COPY_STRIDE = 32          # row of swap register r in copy c: c * 32 + (r - 42)
+SWAP_ROWS = 48
+_COPY_STRIDE = 24          # row of swap register r in copy c: c * 24 + (r - 42)
 
 
 def _in_swap(addr):
@@ -63,10 +63,14 @@ class RegisterFile(wiring.Component):
     flip: In(1)
     swap_sel: Out(1)
 
-    def __init__(self):
+    def __init__(self, swap_in_luts=False):
         super().__init__()
         self.copies = [Memory(shape=unsigned(96), depth=GENERAL_ROWS, init=[]) for _ in "AB"]
-        self.swap_copies = [Memory(shape=unsigned(96), depth=SWAP_ROWS, init=[]) for _ in "AB"]
+        # swap_in_luts: the swap memories in LUT RAM (an FPGA build short of block RAMs:
+        # each copy takes 3 block RAMs for 44 used rows otherwise)
+        attrs = {"ram_style": "distributed"} if swap_in_luts else None
+        self.swap_copies = [Memory(shape=unsigned(96), depth=SWAP_ROWS, init=[], attrs=attrs)
+                            for _ in "AB"]
 
     def storage(self, addr, swap_copy):
         """(the A and B copies of the memory, row) holding register ``addr`` (testbenches)."""
@@ -77,7 +81,7 @@ class RegisterFile(wiring.Component):
     @staticmethod
     def _swap_row(m, addr, copy, name):
         row = Signal(6, name=name)
-        m.d.comb += row.eq((copy << 5) + (addr - BANK_SWAP.first))
+        m.d.comb += row.eq(Mux(copy, _COPY_STRIDE, 0) + (addr - BANK_SWAP.first))
         return row
 
     def elaborate(self, platform):
