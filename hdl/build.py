@@ -257,6 +257,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
     parser.add_argument("--out", default=None, help="output directory (default build/<what>)")
     parser.add_argument("--program", action="store_true", help="flash the board after building")
+    parser.add_argument("--allow-timing-failure", action="store_true",
+                        help="--program even when the design misses --freq")
     args = parser.parse_args(argv)
     if (args.kind is None) == (args.board is None):
         parser.error("give either verilog|rtlil or --board")
@@ -273,7 +275,15 @@ def main(argv=None):
         report = build_board(args.board, cores, args.freq, out, baud=args.baud, seed=args.seed)
         print(summary(report))
         print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
+        fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]
+        if fails:
+            print(f"warning: the design does not meet timing at {report['target_mhz']:g} MHz: "
+                  f"this bitstream may compute wrong results. Rebuild with "
+                  f"--freq {int(report['fmax_mhz'])} or lower.", file=sys.stderr)
         if args.program:
+            if fails and not args.allow_timing_failure:
+                sys.exit("error: not flashing a bitstream that fails timing "
+                         "(--allow-timing-failure flashes it anyway)")
             print(program(out / "top.bit"))
     except BuildError as e:
         sys.exit(f"error: {e}")

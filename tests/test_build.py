@@ -138,3 +138,25 @@ def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
     assert "up to date" in messages[0]
     build_board("ulx3s-85f", 1, 75, out, seed=2, log=lambda text: None)
     assert runs.read_text().split() == ["yosys", "nextpnr"] * 2
+
+
+def test_cli_refuses_to_flash_a_design_that_misses_timing(monkeypatch, capsys, tmp_path):
+    """--program after a build whose Fmax is below --freq: a warning naming a frequency that
+    works, and no flashing unless --allow-timing-failure."""
+    import hdl.build as build
+    report = {"cores": 4, "target_mhz": 75.0, "fmax_mhz": 41.7, "lut4": 1, "ff": 1, "dsp": 1,
+              "bram": 1}
+    monkeypatch.setattr(build, "build_board", lambda *args, **kwargs: report)
+    flashed = []
+    monkeypatch.setattr(build, "program", lambda path: flashed.append(path) or "flashed")
+    argv = ["--board", "ulx3s-85f", "--out", str(tmp_path), "--program"]
+    with pytest.raises(SystemExit, match="fails timing"):
+        build.main(argv)
+    assert "--freq 41 or lower" in capsys.readouterr().err
+    assert flashed == []
+    build.main(argv + ["--allow-timing-failure"])
+    assert len(flashed) == 1
+    capsys.readouterr()
+    report["fmax_mhz"] = 80.0
+    build.main(argv)
+    assert len(flashed) == 2 and "warning" not in capsys.readouterr().err
