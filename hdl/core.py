@@ -194,9 +194,15 @@ class Core(wiring.Component):
         i_b_hold = Signal(VectorLayout)
 
         # the writeback bus (W): what lands in the register file this cycle
-        w_valid = valu.o_valid
-        w_tag = Signal(WritebackTag)
-        m.d.comb += w_tag.eq(valu.o_tag)
+        # Write-port reservations: wb_slots[k] = a result lands k cycles from now, wb_tags[k]
+        # its tag. What lands in a cycle is thus known from registers (the vector ALU's
+        # latencies are exact), and the hazard logic does not wait for the ALU's output
+        # valid/tag: that path (ALU valid -> forwarding hit -> hazard -> issue) was the start
+        # of the critical path on ECP5.
+        wb_slots = Signal(self.max_latency + 1)
+        wb_tags = [Signal(WritebackTag, name=f"wb_tag{k}") for k in range(self.max_latency)]
+        w_valid = wb_slots[0]
+        w_tag = wb_tags[0]
         w_lands = Signal()
         m.d.comb += w_lands.eq(w_valid & (w_tag.addr > BANK_CONFIG.last)
                                & (w_tag.addr < BANK_OUTPUT.first) & (w_tag.wmask != 0))
@@ -271,8 +277,6 @@ class Core(wiring.Component):
         hazard = Signal()
         m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits | waw)
 
-        # write-port reservations: wb_slots[k] = the write port is taken k cycles from now
-        wb_slots = Signal(self.max_latency + 1)
         slot_taken = Signal()
         m.d.comb += slot_taken.eq(i_writes & wb_slots.bit_select(i_dec.latency, 1))
 
@@ -445,6 +449,9 @@ class Core(wiring.Component):
         with m.If(issued_write):
             m.d.comb += reserve.eq(1 << i_dec.latency)
         m.d.sync += wb_slots.eq((wb_slots | reserve) >> 1)
+        for k, slot_tag in enumerate(wb_tags):
+            following = wb_tags[k + 1] if k + 1 < len(wb_tags) else 0
+            m.d.sync += slot_tag.eq(Mux(issued_write & (i_dec.latency == k + 1), tag, following))
 
         # --- pipeline advance, redirects, start and end of routines ------------------------
         launch = Signal()                         # a routine's first word is fetched now
