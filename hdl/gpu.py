@@ -31,7 +31,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hdl.arbiter import RoundRobinArbiter, SharedReadPort
+from hdl.arbiter import RoundRobinArbiter, SharedReadPort, StreamRegister
 from hdl.core import OutputWrite
 from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
@@ -153,9 +153,14 @@ class Gpu(wiring.Component):
             wiring.connect(m, dispatcher.units[k], unit.band)
             wiring.connect(m, unit.scene_req, scene_port.req[k])
             wiring.connect(m, scene_port.resp[k], unit.scene_resp)
-            wiring.connect(m, core.tm_req, tmem_port.req[k])
+            # requests registered on their way to the arbiters (timing: operand -> address)
+            m.submodules[f"tm_req{k}"] = tm_req = StreamRegister(32)
+            m.submodules[f"om_req{k}"] = om_req = StreamRegister(OutputWrite)
+            wiring.connect(m, core.tm_req, tm_req.i)
+            wiring.connect(m, tm_req.o, tmem_port.req[k])
             wiring.connect(m, tmem_port.resp[k], core.tm_resp)
-            wiring.connect(m, core.om_req, omem_arbiter.i[k])
+            wiring.connect(m, core.om_req, om_req.i)
+            wiring.connect(m, om_req.o, omem_arbiter.i[k])
 
         # --- host port: decode -------------------------------------------------------------
         m.d.comb += decoder.addr.eq(host.addr)
