@@ -67,7 +67,7 @@ def ecp5_pll(freq_mhz, fin_mhz=OSC_MHZ):
 
 
 #: one divider per core shared by the three lanes (hdl/serial_divider.py): three lane dividers
-#: are ~40 % of a core's logic, and four such cores fill 91 % of the 85F. MAIN's DIVs have
+#: are about a third of a core's logic; with them four cores do not fit the 85F. MAIN's DIVs have
 #: uniform operands and still issue one per cycle; MAIN costs 1.3 % more cycles (latency 28).
 BOARD_DIVIDERS = 1
 
