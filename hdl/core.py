@@ -71,7 +71,7 @@ class OutputWrite(data.Struct):
 
 
 class WritebackTag(data.Struct):
-    """What travels through the vector ALU beside an operation: where its result goes."""
+    """Where an operation's result goes (kept in the write-port reservations, ``wb_tags``)."""
     addr: 8
     wmask: 3
 
@@ -110,8 +110,10 @@ class Core(wiring.Component):
         self.tmem_words = tmem_words
         self.omem_words = omem_words
         self.stack_depth = stack_depth
-        self.valu = VectorALU(tag_width=WritebackTag.as_shape().size,
-                              div_bits_per_stage=div_bits_per_stage, dividers=dividers)
+        # no tag travels through the ALU: where a result goes is in the write-port
+        # reservations (wb_tags), which know it a cycle ahead
+        self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
+                              dividers=dividers)
         self.max_latency = self.valu.max_latency
         super().__init__({
             "start": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
@@ -424,7 +426,6 @@ class Core(wiring.Component):
             valu.i_b.eq(i_b),
             valu.i_imm.eq(i_dec.imm),
             valu.i_pc.eq(i_pc),
-            valu.i_tag.eq(tag),
         ]
 
         # scoreboard and write-port reservations

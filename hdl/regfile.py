@@ -6,8 +6,8 @@ A and B (each copy: one read, one write port):
 * ``copies`` (the general memory), row = register number: configuration 0-41 (EXE writes are
   dropped; the IO side writes them) and constants, user and internal registers 64-127.
 * ``swap_copies`` (the swap memory): the swap bank (registers 42-63) twice, copy 0 in rows
-  0-21 and copy 1 in rows 24-45 (48 rows: three 16-row banks of LUT RAM with ``swap_in_luts``). ``swap_sel`` says which copy EXE sees; the IO side writes the
-  other one. ``flip`` exchanges them; the core flips only between routines, with no swap write
+  0-21 and copy 1 in rows 24-45 (48 rows: three 16-row banks of LUT RAM with
+  ``swap_in_luts``). ``swap_sel`` says which copy EXE sees; the IO side writes the other one. ``flip`` exchanges them; the core flips only between routines, with no swap write
   in flight.
 
 Registers 128-131 (output) have no storage: EXE writes are dropped and reads give 0.

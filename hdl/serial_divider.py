@@ -44,7 +44,7 @@ class SerialDivider(wiring.Component):
         # the divider's datapath registers load whatever valid says); its tag: the DIV's tag
         # and "broadcast"
         self.unit = Divider(tag_width=tag_width + 1, bits_per_stage=bits_per_stage)
-        self.latency = self.unit.latency + 2
+        self.latency = serial_divider_latency(bits_per_stage)
         super().__init__({
             "i_valid": In(1), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
             "i_tag": In(tag_width),
