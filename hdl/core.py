@@ -71,7 +71,7 @@ class OutputWrite(data.Struct):
 
 
 class WritebackTag(data.Struct):
-    """Where an operation's result goes (kept in the write-port reservations, ``wb_tags``)."""
+    """Where an operation's result goes (kept with the write-port reservations)."""
     addr: 8
     wmask: 3
 
@@ -110,8 +110,8 @@ class Core(wiring.Component):
         self.tmem_words = tmem_words
         self.omem_words = omem_words
         self.stack_depth = stack_depth
-        # no tag travels through the ALU: where a result goes is in the write-port
-        # reservations (wb_tags), which know it a cycle ahead
+        # no tag travels through the ALU: where a result goes is kept with the write-port
+        # reservations, which know it a cycle ahead
         self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
                               dividers=dividers)
         self.max_latency = self.valu.max_latency
@@ -196,15 +196,23 @@ class Core(wiring.Component):
         i_b_hold = Signal(VectorLayout)
 
         # the writeback bus (W): what lands in the register file this cycle
-        # Write-port reservations: wb_slots[k] = a result lands k cycles from now, wb_tags[k]
-        # its tag. What lands in a cycle is thus known from registers (the vector ALU's
+        # Write-port reservations: wb_slots[k] = a result lands k cycles from now; its tag is
+        # kept until then. What lands in a cycle is thus known from registers (the vector ALU's
         # latencies are exact), and the hazard logic does not wait for the ALU's output
         # valid/tag: that path (ALU valid -> forwarding hit -> hazard -> issue) was the start
         # of the critical path on ECP5.
+        # The tags live in a small ring indexed by the cycle (``wb_now``): a reservation writes
+        # entry now + latency, the landing cycle reads entry now (one write and one read per
+        # cycle, rather than shifting every entry).
         wb_slots = Signal(self.max_latency + 1)
-        wb_tags = [Signal(WritebackTag, name=f"wb_tag{k}") for k in range(self.max_latency)]
+        wb_ring = Memory(shape=WritebackTag, depth=1 << self.max_latency.bit_length(), init=[])
+        m.submodules.wb_ring = wb_ring
+        wb_now = Signal(range(wb_ring.depth))
+        m.d.sync += wb_now.eq(wb_now + 1)
+        wb_ring_r = wb_ring.read_port(domain="comb")
+        m.d.comb += wb_ring_r.addr.eq(wb_now)
         w_valid = wb_slots[0]
-        w_tag = wb_tags[0]
+        w_tag = wb_ring_r.data
         w_lands = Signal()
         m.d.comb += w_lands.eq(w_valid & (w_tag.addr > BANK_CONFIG.last)
                                & (w_tag.addr < BANK_OUTPUT.first) & (w_tag.wmask != 0))
@@ -450,9 +458,9 @@ class Core(wiring.Component):
         with m.If(issued_write):
             m.d.comb += reserve.eq(1 << i_dec.latency)
         m.d.sync += wb_slots.eq((wb_slots | reserve) >> 1)
-        for k, slot_tag in enumerate(wb_tags):
-            following = wb_tags[k + 1] if k + 1 < len(wb_tags) else 0
-            m.d.sync += slot_tag.eq(Mux(issued_write & (i_dec.latency == k + 1), tag, following))
+        wb_ring_w = wb_ring.write_port()
+        m.d.comb += [wb_ring_w.addr.eq(wb_now + i_dec.latency), wb_ring_w.data.eq(tag),
+                     wb_ring_w.en.eq(issued_write)]
 
         # --- pipeline advance, redirects, start and end of routines ------------------------
         launch = Signal()                         # a routine's first word is fetched now

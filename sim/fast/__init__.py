@@ -10,10 +10,10 @@ and ``--workload core``; example3 from ``sim.render --stats``' run_s):
 
 | design / workload                          | Verilator 5.006       | CXXRTL (Yosys 0.70) |
 |--------------------------------------------|-----------------------|---------------------|
-| Gpu, 1 core, demo scene 64x64 (incl. bus)  | 1.12 M cycles/s       | not built           |
+| Gpu, 1 core, demo scene 64x64 (incl. bus)  | 1.04 M cycles/s       | not built           |
 | the same with Gpu(dividers=3)              | 0.90 M cycles/s       | not built           |
 | Gpu, 8 cores, example3 160x160             | 106k cycles/s         | not built           |
-| hdl.core.Core, ALU/DIV loop                | 1.08 M cycles/CPU-s   | ~72k cycles/s       |
+| hdl.core.Core, ALU/DIV loop                | 1.07 M cycles/s       | ~72k cycles/s       |
 | build, Gpu 1 core (cold, -j 2)             | 27-62 s (load-bound)  |                     |
 | build, Gpu 8 cores (cold, -j 2, busy)      | 217 s                 |                     |
 
