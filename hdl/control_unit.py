@@ -58,6 +58,7 @@ class ControlUnit(wiring.Component):
         m = Module()
         hit = Signal()
         triangles_left = Signal(16)
+        more_triangles = Signal()    # triangles_left > 1, registered (on the MAIN -> MAIN path)
         launched = Signal()          # the current state's routine has been started
         io_wait = Signal(32)
         pixels = Signal(32)
@@ -90,7 +91,8 @@ class ControlUnit(wiring.Component):
                     run(name, lambda result, following=following: _next(following))
             with m.State("RGU"):
                 def after_rgu(result):
-                    m.d.sync += [hit.eq(0), triangles_left.eq(self.num_triangles)]
+                    m.d.sync += [hit.eq(0), triangles_left.eq(self.num_triangles),
+                                 more_triangles.eq(self.num_triangles > 1)]
                     _next("TRIANGLE")
                 run("RGU", after_rgu)
             with m.State("TRIANGLE"):
@@ -106,8 +108,9 @@ class ControlUnit(wiring.Component):
                     m.d.sync += io_wait.eq(io_wait + 1)
             with m.State("MAIN"):
                 def after_main(result):
-                    m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1)]
-                    with m.If((triangles_left > 1) & self.tri_ready):
+                    m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1),
+                                 more_triangles.eq(triangles_left > 2)]
+                    with m.If(more_triangles & self.tri_ready):
                         # the next triangle is loaded: flip and start MAIN again at once
                         m.d.comb += [self.tri_flip.eq(1), self.core_flip.eq(1),
                                      self.core_start.eq(1),

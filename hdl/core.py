@@ -5,8 +5,10 @@ Stages (ports and signals are prefixed by the stage they belong to)::
     F  fetch      the code address is presented to the firmware ROM and the user RAM
     D  decode     the word arrives, is decoded (hdl/decode.py) and its register
                   addresses go to the register file's read ports A and B
-    I  issue      operands arrive (or are forwarded from the writeback bus), hazards are
-                  checked, control transfers are decided by the flow-control stack engine,
+    O  operands   the register file's data arrive (the write landing now is forwarded into
+                  them) and are registered: the block RAMs' clock-to-out stays out of I
+    I  issue      operands (forwarded from the writeback bus when a write lands now), hazards
+                  are checked, control transfers are decided by the flow-control stack engine,
                   memory instructions talk to texture/output memory, everything else enters
                   the vector ALU
     X  execute    the vector ALU's fixed-latency pipelines (hdl/valu.py)
@@ -24,8 +26,10 @@ operand whose x is 0 decides from the outlook without waiting. Writes to differe
 complete out of order, so at issue every
 instruction reserves the one cycle its result will use the write port in (``wb_slots``).
 
-A taken jump costs two bubbles: the decision is registered before fetch is redirected, which
-keeps the register-file-to-fetch path short for the clock. RETURN ends the routine at once
+A taken jump costs three bubbles (F, D and O are on the wrong path): the decision is
+registered before fetch is redirected, which keeps the operand-to-fetch path short for the
+clock. TMREAD and OMWRITE check their addresses in their first cycle without a hazard and send
+requests from the next (a registered check keeps operand values out of the issue decision). RETURN ends the routine at once
 (``done`` with the return value) unless a write to the swap bank is still in flight; other
 writes land while the next routine runs, the scoreboard keeps them invisible. ``settled`` says
 the core is idle with nothing in flight (what a testbench waits for before reading registers).
@@ -74,6 +78,21 @@ class WritebackTag(data.Struct):
     """Where an operation's result goes (kept with the write-port reservations)."""
     addr: 8
     wmask: 3
+
+
+class ScoreboardView(data.Struct):
+    """What the scoreboard says about the registers of the instruction in I (kept in flip-flops:
+    looked up while the instruction is in O)."""
+    a_count: 2            # writes in flight to SRC1, B and DST (including one landing now)
+    b_count: 2
+    dst_count: 2
+    a_hit: 1              # a write to SRC1 / B / DST lands now
+    b_hit: 1
+    dst_hit: 1
+    lands_after: 1        # a write of this latency to DST lands after the latest in flight
+    known: 1              # SRC1's DIV outlook (lane x): known, negative, zero
+    negative: 1
+    zero: 1
 
 
 class Counters(data.Struct):
@@ -186,14 +205,24 @@ class Core(wiring.Component):
         d_dec = decoder.decoded
         m.d.comb += [rf.ra_addr.eq(d_dec.src1[:8]), rf.rb_addr.eq(d_dec.b_addr[:8])]
 
+        # --- O: operands (the register file's data arrive) --------------------------------
+        o_valid = Signal()
+        o_pc = Signal(16)
+        o_dec = Signal(Decoded)
+        o_fetch_fault = Signal()
+        o_first = Signal()                      # first cycle in O: operands come from the RF
+        o_a_hold = Signal(VectorLayout)
+        o_b_hold = Signal(VectorLayout)
+
         # --- I: issue ------------------------------------------------------------------------
         i_valid = Signal()
         i_pc = Signal(16)
         i_dec = Signal(Decoded)
         i_fetch_fault = Signal()
-        i_first = Signal()                      # first cycle in I: operands come from the RF
-        i_a_hold = Signal(VectorLayout)
-        i_b_hold = Signal(VectorLayout)
+        # I's operands come from flip-flops (loaded from O, then kept up to date by the
+        # forwarding): a block RAM's clock-to-out (5.6 ns on ECP5) is not on the issue path
+        i_a_reg = Signal(VectorLayout)
+        i_b_reg = Signal(VectorLayout)
 
         # the writeback bus (W): what lands in the register file this cycle
         # Write-port reservations: wb_slots[k] = a result lands k cycles from now; its tag is
@@ -202,39 +231,43 @@ class Core(wiring.Component):
         # valid/tag: that path (ALU valid -> forwarding hit -> hazard -> issue) was the start
         # of the critical path on ECP5.
         # The tags live in a small ring indexed by the cycle (``wb_now``): a reservation writes
-        # entry now + latency, the landing cycle reads entry now (one write and one read per
-        # cycle, rather than shifting every entry).
+        # entry now + latency, and the tag landing next cycle is read from entry now + 1 into
+        # a register (one write and one read per cycle, rather than shifting every entry; the
+        # register keeps the ring's LUT-RAM read and multiplexers off the forwarding path).
+        # Every reservation is a write that lands (``i_writes``: a writable register).
         wb_slots = Signal(self.max_latency + 1)
         wb_ring = Memory(shape=WritebackTag, depth=1 << self.max_latency.bit_length(), init=[])
         m.submodules.wb_ring = wb_ring
         wb_now = Signal(range(wb_ring.depth))
         m.d.sync += wb_now.eq(wb_now + 1)
         wb_ring_r = wb_ring.read_port(domain="comb")
-        m.d.comb += wb_ring_r.addr.eq(wb_now)
+        m.d.comb += wb_ring_r.addr.eq(wb_now + 1)
         w_valid = wb_slots[0]
-        w_tag = wb_ring_r.data
+        w_tag = Signal(WritebackTag)            # what lands now: registered
         w_lands = Signal()
-        m.d.comb += w_lands.eq(w_valid & (w_tag.addr > BANK_CONFIG.last)
-                               & (w_tag.addr < BANK_OUTPUT.first) & (w_tag.wmask != 0))
+        m.d.comb += w_lands.eq(w_valid & (w_tag.wmask != 0))
         m.d.comb += [rf.w_en.eq(w_valid), rf.w_addr.eq(w_tag.addr), rf.w_mask.eq(w_tag.wmask),
                      rf.w_data.eq(valu.o_result)]
 
-        def forwarded(reg_addr, raw, name):
-            """Operand value with this cycle's landing write forwarded lane by lane."""
+        def forwarded(reg_addr, raw, name, enable=1, hit=None):
+            """Operand value with this cycle's landing write forwarded lane by lane (unless
+            ``enable`` is 0: the operand is not that register). ``hit``: whether the write
+            landing now is to ``reg_addr``, when known already."""
             value = Signal(VectorLayout, name=name)
-            hit = Signal(name=f"{name}_hit")
             raw_vector = Signal(VectorLayout, name=f"{name}_raw")
             m.d.comb += raw_vector.eq(raw)
             raw = raw_vector
-            m.d.comb += hit.eq(w_lands & (w_tag.addr == reg_addr))
+            known_hit, hit = hit, Signal(name=f"{name}_hit")
+            m.d.comb += hit.eq(enable & (w_lands & (w_tag.addr == reg_addr) if known_hit is None
+                                         else known_hit))
             for lane, bit in (("x", 2), ("y", 1), ("z", 0)):
                 m.d.comb += getattr(value, lane).eq(
                     Mux(hit & w_tag.wmask[bit], getattr(valu.o_result, lane), getattr(raw, lane)))
             return value, hit
 
-        i_a, a_hit = forwarded(i_dec.src1, Mux(i_first, rf.ra_data, i_a_hold), "i_a")
-        i_b, b_hit = forwarded(i_dec.b_addr, Mux(i_first, rf.rb_data, i_b_hold), "i_b")
-        m.d.sync += [i_a_hold.eq(i_a), i_b_hold.eq(i_b)]
+        o_a, _ = forwarded(o_dec.src1, Mux(o_first, rf.ra_data, o_a_hold), "o_a")
+        o_b, _ = forwarded(o_dec.b_addr, Mux(o_first, rf.rb_data, o_b_hold), "o_b")
+        m.d.sync += [o_a_hold.eq(o_a), o_b_hold.eq(o_b)]
 
         # scoreboard: per register, how many writes are in flight (0-3) and the latency of the
         # latest; a register is pending while any is, and the landing write is the one a reader
@@ -245,16 +278,85 @@ class Core(wiring.Component):
         latency_planes = [Signal(NUM_REGS, name=f"last_latency_bit{k}") for k in range(6)]
         pending = Signal(NUM_REGS)
         m.d.comb += pending.eq(count_lo | count_hi)
-        _, dst_hit = forwarded(i_dec.dst, Const(0, 96), "i_dst")
+        swap_idle = Signal(init=1)      # no write to the swap bank in flight (registered)
+        outlook_known = Signal(NUM_REGS)
+        outlook_negative = Signal(NUM_REGS)
+        outlook_zero = Signal(NUM_REGS)
+        m.submodules.div_outlook = outlook = DivOutlook()
+        # only a DIV writing lane x leaves an outlook; any other write forgets it
+        is_div_x = Signal()
+        m.d.comb += is_div_x.eq((i_dec.opcode == Op.DIV) & i_dec.wmask[2] & outlook.known)
 
-        def in_flight(addr):
-            return Cat(count_lo.bit_select(addr[:8], 1), count_hi.bit_select(addr[:8], 1))
+        # What the scoreboard says about the registers of the instruction in I is looked up
+        # while it is in O and kept in registers (``ScoreboardView``), brought up to date
+        # with the cycle's events: the issue decision then starts from flip-flops instead of
+        # 132-way multiplexers. Events of a cycle: the write issued (``issued_write``, to
+        # ``dst``) and the write landing (``w_lands``, to ``w_tag.addr``); next cycle's landing
+        # is read from the ring one cycle early (or is the 1-cycle result issued now).
+        i_sb = Signal(ScoreboardView)
+        issued_write = Signal()
+        dst = i_dec.dst[:8]
+        ring_next = wb_ring_r.data
+        bypass = issued_write & (i_dec.latency == 1)
 
-        def last_latency(addr):
-            return Cat(plane.bit_select(addr[:8], 1) for plane in latency_planes)
+        def lands_next(addr):
+            return Mux(bypass, (dst == addr) & (i_dec.wmask != 0),
+                       wb_slots[1] & (ring_next.wmask != 0) & (ring_next.addr == addr))
 
-        def is_pending(addr, hit):
-            count = in_flight(addr)
+        def count_next(count, addr, issues_to):
+            """The number of writes in flight to ``addr`` after this cycle."""
+            lands_now = w_lands & (w_tag.addr == addr)
+            return (count + issues_to - lands_now)[:2]
+
+        def view_of_o():
+            """I's view of O's instruction for next cycle (O moves into I)."""
+            view = Signal(ScoreboardView, name="o_sb")
+            src1, b_addr, o_dst = o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]
+
+            def count(addr):
+                return Cat(count_lo.bit_select(addr, 1), count_hi.bit_select(addr, 1))
+            to_src1, to_b, to_dst = (issued_write & (dst == r) for r in (src1, b_addr, o_dst))
+            o_last = Cat(plane.bit_select(o_dst, 1) for plane in latency_planes)
+            m.d.comb += [
+                view.a_count.eq(count_next(count(src1), src1, to_src1)),
+                view.b_count.eq(count_next(count(b_addr), b_addr, to_b)),
+                view.dst_count.eq(count_next(count(o_dst), o_dst, to_dst)),
+                view.a_hit.eq(lands_next(src1)),
+                view.b_hit.eq(lands_next(b_addr)),
+                view.dst_hit.eq(lands_next(o_dst)),
+                view.lands_after.eq(Mux(to_dst, o_dec.latency >= i_dec.latency,
+                                        o_dec.latency >= o_last)),
+                view.known.eq(Mux(to_src1, is_div_x, outlook_known.bit_select(src1, 1))),
+                view.negative.eq(Mux(to_src1, outlook.negative,
+                                     outlook_negative.bit_select(src1, 1))),
+                view.zero.eq(Mux(to_src1, outlook.zero, outlook_zero.bit_select(src1, 1))),
+            ]
+            return view
+
+        def view_of_i():
+            """I's view of its own instruction for next cycle (it stays: nothing issues)."""
+            view = Signal(ScoreboardView, name="i_sb_next")
+            m.d.comb += [
+                view.eq(i_sb),
+                view.a_count.eq(i_sb.a_count - i_sb.a_hit),
+                view.b_count.eq(i_sb.b_count - i_sb.b_hit),
+                view.dst_count.eq(i_sb.dst_count - i_sb.dst_hit),
+                view.a_hit.eq(lands_next(i_dec.src1[:8])),
+                view.b_hit.eq(lands_next(i_dec.b_addr[:8])),
+                view.dst_hit.eq(lands_next(dst)),
+            ]
+            return view
+
+        m.d.sync += i_sb.eq(view_of_i())            # (O's view when I takes)
+        o_sb = view_of_o()
+
+        i_a, _ = forwarded(i_dec.src1, i_a_reg, "i_a", hit=i_sb.a_hit)
+        i_b, _ = forwarded(i_dec.b_addr, i_b_reg, "i_b", hit=i_sb.b_hit)
+        m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
+        m.d.comb += [outlook.a.eq(i_a.x), outlook.b.eq(i_b.x)]
+
+        def is_pending(count, hit):
+            """A reader waits unless the landing write is the last one in flight."""
             return (count > 1) | ((count == 1) & ~hit)
 
         i_writes = Signal()             # this instruction writes a register (through the ALU)
@@ -262,27 +364,23 @@ class Core(wiring.Component):
                                 & (i_dec.dst < BANK_OUTPUT.first))
         a_waits = Signal()
         b_waits = Signal()
-        m.d.comb += [a_waits.eq(i_dec.reads_a & is_pending(i_dec.src1, a_hit)),
-                     b_waits.eq(i_dec.reads_b & is_pending(i_dec.b_addr, b_hit))]
+        m.d.comb += [a_waits.eq(i_dec.reads_a & is_pending(i_sb.a_count, i_sb.a_hit)),
+                     b_waits.eq(i_dec.reads_b & is_pending(i_sb.b_count, i_sb.b_hit))]
 
-        # DIV outlook: lane x's sign and zero-ness of every DIV result in flight
-        m.submodules.div_outlook = outlook = DivOutlook()
-        m.d.comb += [outlook.a.eq(i_a.x), outlook.b.eq(i_b.x)]
-        outlook_known = Signal(NUM_REGS)
-        outlook_negative = Signal(NUM_REGS)
-        outlook_zero = Signal(NUM_REGS)
-        src1 = i_dec.src1[:8]
-        early_jump = Signal()       # a lane-x jump decided from the outlook of SRC1's DIV
+        # DIV outlook: lane x's sign and zero-ness of every DIV result in flight.
+        # A lane-x jump decided from the outlook of SRC1's DIV. B's x is taken from the
+        # flip-flops (a B landing this cycle makes the jump wait the usual way): no operand
+        # value reaches the issue decision through the forwarding.
+        early_jump = Signal()
         m.d.comb += early_jump.eq((i_dec.kind == Kind.BRANCH) & (i_dec.opcode[3:5] == 0b01)
-                                  & a_waits & outlook_known.bit_select(src1, 1)
-                                  & ~b_waits & (i_b.x == 0))
+                                  & a_waits & i_sb.known
+                                  & ~b_waits & ~i_sb.b_hit & (i_b_reg.x == 0))
 
         # WAW: a second write to a register may be in flight as long as it lands later (it
         # issues later with a latency at least as long), so results land in program order
-        dst = i_dec.dst[:8]
-        lands_after = (i_dec.latency >= last_latency(dst)) & (in_flight(dst) != 3)
+        lands_after = i_sb.lands_after & (i_sb.dst_count != 3)
         waw = Signal()
-        m.d.comb += waw.eq(i_writes & is_pending(i_dec.dst, dst_hit) & ~lands_after)
+        m.d.comb += waw.eq(i_writes & is_pending(i_sb.dst_count, i_sb.dst_hit) & ~lands_after)
 
         hazard = Signal()
         m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits | waw)
@@ -302,14 +400,19 @@ class Core(wiring.Component):
         fault = Signal()
         fault_code = Signal(3)
 
-        # memory instructions: a small sequencer over the three lanes
-        mem_busy = Signal()             # TMREAD/OMWRITE started, lanes in progress
+        # memory instructions: the addresses are checked in their first cycle without a hazard
+        # (registered, so no operand value reaches the issue decision), then a small sequencer
+        # runs over the three lanes
+        mem_checked = Signal()          # the addresses of the TMREAD/OMWRITE in I are checked
+        mem_bad = Signal()              # ... and one is out of range
         req_lane = Signal(2)
         resp_lane = Signal(2)
         tm_data = Signal(VectorLayout)
         mem_done = Signal()
 
         ready = i_valid & ~hazard & ~error
+        is_tm = i_dec.kind == Kind.TMREAD
+        is_om = i_dec.kind == Kind.OMWRITE
         a_lanes = [i_a.x, i_a.y, i_a.z]
         b_lanes = [i_b.x, i_b.y, i_b.z]
 
@@ -323,7 +426,7 @@ class Core(wiring.Component):
                 # registered state only keeps done -> (control unit) -> start -> fetch, the
                 # path that chains routines, short. A swap write must land in this copy before
                 # the next flip.
-                with m.If(pending[BANK_SWAP.first:BANK_SWAP.last + 1] == 0):
+                with m.If(swap_idle):
                     m.d.comb += [i_issue.eq(1), routine_end.eq(1)]
             with m.Elif(~hazard):
                 with m.Switch(kind):
@@ -333,38 +436,43 @@ class Core(wiring.Component):
                         go = ~slot_taken & ~divider_busy
                         m.d.comb += [i_issue.eq(go), alu_go.eq(go)]
                     with m.Case(Kind.BRANCH, Kind.JUMP, Kind.CALL, Kind.RET):
+                        # the only FC errors THEIA code can raise are those of CALL and RET,
+                        # which always jump: known from the stack state alone, so the compare
+                        # of a conditional jump reaches only the redirect, not the issue
+                        stack_fault = Mux(kind == Kind.CALL, fc.addr_full,
+                                          (kind == Kind.RET) & fc.addr_empty)
                         with m.If(~slot_taken):
-                            m.d.comb += [i_issue.eq(~fc.error), alu_go.eq(kind == Kind.RET),
+                            m.d.comb += [i_issue.eq(~stack_fault), alu_go.eq(kind == Kind.RET),
                                          fc.valid.eq(1)]
-                            with m.If(fc.error):
+                            with m.If(stack_fault):
                                 m.d.comb += [fault.eq(1), fault_code.eq(CoreError.STACK)]
                             with m.Elif(fc.jump):
                                 m.d.comb += [redirect.eq(1), redirect_pc.eq(fc.next_pc)]
-                    with m.Case(Kind.TMREAD):
-                        out_of_range = Cat(v >= self.tmem_words for v in a_lanes).any()
-                        with m.If(~mem_busy & out_of_range):
+                    with m.Case(Kind.TMREAD, Kind.OMWRITE):
+                        with m.If(mem_checked & mem_bad):
                             m.d.comb += [fault.eq(1), fault_code.eq(CoreError.MEMORY)]
-                        with m.Elif(mem_done & ~slot_taken):
-                            m.d.comb += [i_issue.eq(1), alu_go.eq(1)]
-                    with m.Case(Kind.OMWRITE):
-                        where = [self.omem_base + v for v in a_lanes]
-                        out_of_range = Cat((v >= self.omem_words) | (w >= self.omem_words)
-                                           for v, w in zip(a_lanes, where)).any()
-                        with m.If(~mem_busy & out_of_range):
-                            m.d.comb += [fault.eq(1), fault_code.eq(CoreError.MEMORY)]
-                        with m.Elif(mem_done):
-                            m.d.comb += i_issue.eq(1)
+                        with m.Elif(mem_done & (is_om | ~slot_taken)):
+                            m.d.comb += [i_issue.eq(1), alu_go.eq(is_tm)]
 
         # memory lanes: requests x, y, z in order; TMREAD collects the three responses
-        is_tm = i_dec.kind == Kind.TMREAD
-        is_om = i_dec.kind == Kind.OMWRITE
-        mem_go = ready & i_dec.legal & ~i_fetch_fault & (is_tm | is_om) & ~fault
+        out_of_range = Signal()
+        where = [self.omem_base + v for v in a_lanes]
+        m.d.comb += out_of_range.eq(Mux(
+            is_tm, Cat(v >= self.tmem_words for v in a_lanes).any(),
+            Cat((v >= self.omem_words) | (w >= self.omem_words)
+                for v, w in zip(a_lanes, where)).any()))
+        with m.If(ready & i_dec.legal & ~i_fetch_fault & (is_tm | is_om) & ~mem_checked):
+            m.d.sync += [mem_checked.eq(1), mem_bad.eq(out_of_range)]
+        # once checked the operands are final (nothing is in flight to them any more), so the
+        # lanes come straight from the flip-flops
+        mem_go = i_valid & ~error & mem_checked & ~mem_bad
         lane_addr = Signal(32)
         lane_data = Signal(32)
         with m.Switch(req_lane):
-            for n in range(3):
+            for n, lane in enumerate(("x", "y", "z")):
                 with m.Case(n):
-                    m.d.comb += [lane_addr.eq(a_lanes[n]), lane_data.eq(b_lanes[n])]
+                    m.d.comb += [lane_addr.eq(getattr(i_a_reg, lane)),
+                                 lane_data.eq(getattr(i_b_reg, lane))]
         reqs_left = req_lane < 3
         m.d.comb += [
             self.tm_req.valid.eq(mem_go & is_tm & reqs_left),
@@ -376,7 +484,7 @@ class Core(wiring.Component):
         req_accepted = (self.tm_req.valid & self.tm_req.ready) | \
                        (self.om_req.valid & self.om_req.ready)
         with m.If(req_accepted):
-            m.d.sync += [req_lane.eq(req_lane + 1), mem_busy.eq(1)]
+            m.d.sync += req_lane.eq(req_lane + 1)
         with m.If(self.tm_resp.valid):
             with m.Switch(resp_lane):
                 for n, lane in enumerate(("x", "y", "z")):
@@ -385,7 +493,7 @@ class Core(wiring.Component):
             m.d.sync += resp_lane.eq(resp_lane + 1)
         m.d.comb += mem_done.eq(Mux(is_tm, resp_lane == 3, req_lane == 3))
         with m.If(i_issue | ~running):
-            m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_busy.eq(0)]
+            m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_checked.eq(0), mem_bad.eq(0)]
 
         # --- the flow-control stack engine decides every control transfer ----------------
         compare = Signal()
@@ -397,8 +505,7 @@ class Core(wiring.Component):
                 with m.Case(sel):
                     m.d.comb += [lhs.eq(a_lanes[n]), rhs.eq(b_lanes[n])]
         # A vs 0 from the outlook: lhs < 0 is "negative", lhs == 0 is "zero"
-        neg = outlook_negative.bit_select(src1, 1)
-        zero = outlook_zero.bit_select(src1, 1)
+        neg, zero = i_sb.negative, i_sb.zero
         with m.Switch(i_dec.opcode[:3]):
             for rel, expr, early in ((0, lhs > rhs, ~neg & ~zero), (1, lhs < rhs, neg),
                                      (2, lhs == rhs, zero), (3, lhs != rhs, ~zero),
@@ -426,31 +533,37 @@ class Core(wiring.Component):
         alu_op = Mux(kind == Kind.RET, Op.SETX, Mux(kind == Kind.TMREAD, Op.COPY, i_dec.opcode))
         type2_a = Signal(VectorLayout)
         m.d.comb += type2_a.x.eq(i_dec.imm)
+        # A as the ALU sees it: the forwarding multiplexer comes last (after the choice of
+        # TMREAD's loaded vector / type II's immediate, made from registers), one level less
+        # on the path ALU result -> forwarding -> SIMPLE adder -> ALU result
+        a_is_register = (kind != Kind.TMREAD) & ~i_dec.type2
+        alu_a, _ = forwarded(i_dec.src1, Mux(a_is_register, i_a_reg.as_value(),
+                                             Mux(i_dec.type2, type2_a.as_value(),
+                                                 tm_data.as_value())),
+                             "alu_a", enable=a_is_register, hit=i_sb.a_hit)
         m.d.comb += [
             valu.i_valid.eq(alu_go & i_writes & ~fault),   # results nobody keeps stay out
             valu.i_op.eq(alu_op),
-            valu.i_a.eq(Mux(kind == Kind.TMREAD, tm_data.as_value(),
-                            Mux(i_dec.type2, type2_a.as_value(), i_a.as_value()))),
+            valu.i_a.eq(alu_a),
             valu.i_b.eq(i_b),
             valu.i_imm.eq(i_dec.imm),
             valu.i_pc.eq(i_pc),
         ]
 
         # scoreboard and write-port reservations
-        issued_write = valu.i_valid & i_writes
+        m.d.comb += issued_write.eq(valu.i_valid & i_writes)
         issued = Signal(NUM_REGS)                 # one-hot: the register a write issues to
         landed = Signal(NUM_REGS)                 # one-hot: the register a write lands in
         m.d.comb += [issued.eq(Mux(issued_write, Const(1, NUM_REGS) << dst, 0)),
                      landed.eq(Mux(w_lands, Const(1, NUM_REGS) << w_tag.addr, 0))]
         toggle = issued ^ landed                  # counts that change (+1 or -1)
-        m.d.sync += [count_lo.eq(count_lo ^ toggle),
-                     count_hi.eq(count_hi ^ (toggle & ((issued & count_lo)
-                                                       | (landed & ~count_lo))))]
+        next_lo = count_lo ^ toggle
+        next_hi = count_hi ^ (toggle & ((issued & count_lo) | (landed & ~count_lo)))
+        m.d.sync += [count_lo.eq(next_lo), count_hi.eq(next_hi),
+                     swap_idle.eq((next_lo | next_hi)[BANK_SWAP.first:BANK_SWAP.last + 1] == 0)]
         for bit, plane in enumerate(latency_planes):
             m.d.sync += plane.eq(Mux(i_dec.latency[bit], plane | issued, plane & ~issued))
         with m.If(issued_write):
-            # only a DIV writing lane x leaves an outlook; any other write forgets it
-            is_div_x = (i_dec.opcode == Op.DIV) & i_dec.wmask[2] & outlook.known
             m.d.sync += [outlook_known.bit_select(i_dec.dst[:8], 1).eq(is_div_x),
                          outlook_negative.bit_select(i_dec.dst[:8], 1).eq(outlook.negative),
                          outlook_zero.bit_select(i_dec.dst[:8], 1).eq(outlook.zero)]
@@ -461,26 +574,41 @@ class Core(wiring.Component):
         wb_ring_w = wb_ring.write_port()
         m.d.comb += [wb_ring_w.addr.eq(wb_now + i_dec.latency), wb_ring_w.data.eq(tag),
                      wb_ring_w.en.eq(issued_write)]
+        # a 1-cycle result issued now lands next cycle: its tag bypasses the ring
+        m.d.sync += w_tag.eq(Mux(issued_write & (i_dec.latency == 1), tag, wb_ring_r.data))
 
         # --- pipeline advance, redirects, start and end of routines ------------------------
         launch = Signal()                         # a routine's first word is fetched now
         launch_pc = Signal(16)
-        i_takes = ~i_valid | i_issue              # I can take D's instruction this cycle
-        m.d.comb += f_enable.eq(running & (i_takes | ~d_valid) | lookup | launch)
+        i_takes = ~i_valid | i_issue              # I can take O's instruction this cycle
+        o_takes = ~o_valid | i_takes              # O can take D's instruction this cycle
+        m.d.comb += f_enable.eq(running & (o_takes | ~d_valid) | lookup | launch)
         m.d.comb += f_addr.eq(Mux(launch, launch_pc, f_pc))
 
+        # The stage registers load whenever the next stage takes, whatever else happens: only
+        # the valid bits depend on redirects and faults (the late signals), which keeps those
+        # off the enables of a few hundred flip-flops.
+        with m.If(i_takes):
+            m.d.sync += [i_pc.eq(o_pc), i_dec.eq(o_dec), i_fetch_fault.eq(o_fetch_fault),
+                         i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
+        with m.If(o_takes):
+            m.d.sync += [o_pc.eq(d_pc), o_dec.eq(d_dec), o_fetch_fault.eq(d_fetch_fault),
+                         o_first.eq(1)]
+        with m.If(f_enable):
+            m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)
+        with m.Else():
+            m.d.sync += o_first.eq(0)
         with m.If(running & ~fault):
             with m.If(redirect | routine_end):
-                # discard what F and D hold: they are on the wrong path
-                m.d.sync += [d_valid.eq(0), i_valid.eq(0), f_pc.eq(redirect_pc)]
+                # discard what F, D and O hold: they are on the wrong path
+                m.d.sync += [d_valid.eq(0), o_valid.eq(0), i_valid.eq(0), f_pc.eq(redirect_pc)]
             with m.Else():
                 with m.If(i_takes):
-                    m.d.sync += [i_valid.eq(d_valid), i_pc.eq(d_pc), i_dec.eq(d_dec),
-                                 i_fetch_fault.eq(d_fetch_fault), i_first.eq(1)]
-                with m.Else():
-                    m.d.sync += i_first.eq(0)
+                    m.d.sync += i_valid.eq(o_valid)
+                with m.If(o_takes):
+                    m.d.sync += o_valid.eq(d_valid)
                 with m.If(f_enable):
-                    m.d.sync += [d_valid.eq(1), d_pc.eq(f_pc), f_pc.eq(f_pc + 1)]
+                    m.d.sync += [d_valid.eq(1), f_pc.eq(f_pc + 1)]
             with m.If(routine_end):
                 m.d.sync += running.eq(0)
 
@@ -490,7 +618,7 @@ class Core(wiring.Component):
 
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
-                         running.eq(0), d_valid.eq(0), i_valid.eq(0)]
+                         running.eq(0), d_valid.eq(0), o_valid.eq(0), i_valid.eq(0)]
 
         # start: from start_pc, from the cached entry, or after reading both tables' word
         entry_pc = Array(Signal(16, name=f"entry_pc{i}") for i in range(NUM_ENTRIES))
@@ -498,11 +626,12 @@ class Core(wiring.Component):
         entry_index = Signal(4)
         m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done)
         # The FC stacks are emptied one cycle after the start (the routine's first instruction
-        # reaches issue two cycles after it at the earliest); registering it keeps the path
+        # reaches issue three cycles after it at the earliest); registering it keeps the path
         # done -> start (chained routines) free of a loop through the engine's error output.
         m.d.sync += fc_start.eq(self.start & can_start)
         with m.If(self.start & can_start):
-            m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), i_valid.eq(0)]
+            m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), o_valid.eq(0),
+                         i_valid.eq(0)]
             with m.If(self.start_direct):
                 m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc)]
             with m.Elif(entry_known.bit_select(self.start_entry, 1)):
@@ -519,8 +648,8 @@ class Core(wiring.Component):
             m.d.sync += [lookup_done.eq(0), entry_pc[entry_index].eq(resolved),
                          entry_known.bit_select(entry_index, 1).eq(1)]
         with m.If(launch):
-            m.d.sync += [running.eq(1), d_valid.eq(1), d_pc.eq(launch_pc), i_valid.eq(0),
-                         f_pc.eq(launch_pc + 1)]
+            m.d.sync += [running.eq(1), d_valid.eq(1), o_valid.eq(0),
+                         i_valid.eq(0), f_pc.eq(launch_pc + 1)]
         with m.If(self.imem_we):                  # user code changed: entries may have too
             m.d.sync += entry_known.eq(0)
 

@@ -4,13 +4,16 @@ Purely combinational. Every per-opcode fact comes from ``hdl.isa.OPS`` (the one 
 file only turns it into a ``Switch``. The latency of ALU-kind opcodes comes from the vector ALU.
 """
 
-from amaranth import Module, Signal, Const
+from amaranth import Module, Signal, Const, Mux
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import OPS, Kind, Op, InstructionLayout, NUM_REGS, SWIZZLES
 
 __all__ = ["Decoded", "Decoder", "KIND_BITS"]
+
+assert all(bool(op & 0x40) == info.type2 for op, info in OPS.items()), \
+    "type II opcodes are those with bit 6 set"
 
 KIND_BITS = max(Kind).bit_length()
 
@@ -56,7 +59,9 @@ class Decoder(wiring.Component):
             d.src1.eq(w.src1),
             d.src2.eq(w.src2),
             d.imm.eq(w.as_value()[:32]),
-            d.b_addr.eq(w.src2),
+            # B is DST for type II: straight from the opcode bit, not through the opcode
+            # table (B's address goes to the register file in this very cycle)
+            d.b_addr.eq(Mux(w.opcode[6], w.dst, w.src2)),
         ]
         legal = Signal()
         with m.If(w.opcode[7:] == 0):
@@ -70,8 +75,6 @@ class Decoder(wiring.Component):
                             d.writes.eq(info.writes),
                             d.wmask.eq(info.wmask),
                         ]
-                        if info.type2:
-                            m.d.comb += d.b_addr.eq(w.dst)
                         if info.kind == Kind.ALU:
                             m.d.comb += d.latency.eq(self._latency_of(op))
                         elif info.kind == Kind.TMREAD:     # the loaded vector enters as COPY

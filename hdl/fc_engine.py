@@ -30,6 +30,9 @@ cycle):
   underflow a stack or a branch counter. The state is then left unchanged (the core stops).
 * ``active`` (per lane: ACTIVE now, i.e. the write enables of an ALU instruction this cycle)
   and ``aL`` (the topmost LOOP entry's loop register, 0 when none).
+* ``addr_full``/``addr_empty``: the address stack is full / empty (from the state alone, not
+  the ALU result: an issuer of unconditional CALL/RET knows their ADDR_OVERFLOW/UNDERFLOW
+  before the jump decision settles, which keeps that decision off its issue path).
 
 State changes on the clock edge: the FC instruction's effects when ``valid`` and not ``error``;
 ALU writes whenever given.
@@ -86,6 +89,8 @@ class FlowControlEngine(wiring.Component):
             "error_code": Out(3),
             "active": Out(lanes),
             "aL": Out(8),
+            "addr_full": Out(1),
+            "addr_empty": Out(1),
         })
 
     def elaborate(self, platform):
@@ -277,6 +282,8 @@ class FlowControlEngine(wiring.Component):
             self.error.eq(self.valid & (error_code != FcError.NONE)),
             self.error_code.eq(Mux(self.valid, error_code, FcError.NONE)),
             self.active.eq(active0),
+            self.addr_full.eq(addr_sp == self.addr_depth),
+            self.addr_empty.eq(addr_sp == 0),
         ]
 
         # --- state update --------------------------------------------------------------------

@@ -272,18 +272,25 @@ class VectorALU(wiring.Component):
                                      lhs.as_signed() - rhs.as_signed(),
                                      lhs.as_signed() + rhs.as_signed()))
             swizzled = Mux(swizzle_from[lane] == 0, b.x, Mux(swizzle_from[lane] == 1, b.y, b.z))
-            result = Signal(32, name=f"simple_next_{LANES[lane]}")
+            # the adder's results join in the last multiplexer: the sum is the late signal
+            # (operands forwarded from the ALU's own output, then 33-bit carry chain)
+            other = Signal(32, name=f"simple_other_{LANES[lane]}")     # (0 for ZERO)
             with m.Switch(source[lane]):
                 for src, value in {
-                    Source.A: a_l, Source.B: b_l, Source.ZERO: 0,
-                    Source.FIX_SUM: fix_of(total, 32), Source.RAW_SUM: total[:32],
-                    Source.MOD: a_l & total[:32],
+                    Source.A: a_l, Source.B: b_l,
                     Source.FRAC: a_l & FRACTION_MASK, Source.INTP: a_l & ~FRACTION_MASK,
                     Source.UNSCALE: a_l.as_signed() >> SCALE, Source.RESCALE: a_l << SCALE,
                     Source.LEA: lea, Source.IMM: self.i_imm, Source.SWIZZLE: swizzled,
                 }.items():
                     with m.Case(src):
-                        m.d.comb += result.eq(value)
+                        m.d.comb += other.eq(value)
+            is_sum = Signal(name=f"is_sum_{LANES[lane]}")
+            is_mod = Signal(name=f"is_mod_{LANES[lane]}")
+            m.d.comb += [is_sum.eq((source[lane] == Source.FIX_SUM)
+                                   | (source[lane] == Source.RAW_SUM)),
+                         is_mod.eq(source[lane] == Source.MOD)]
+            sum_word = Mux(source[lane] == Source.FIX_SUM, fix_of(total, 32), total[:32])
+            result = Mux(is_sum, sum_word, Mux(is_mod, a_l & total[:32], other))
             m.d.sync += simple_result[lane].eq(result)
         outputs.append((LatencyClass.SIMPLE, simple_valid, simple_result, simple_tag))
 

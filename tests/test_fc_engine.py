@@ -113,6 +113,9 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
                 ctx.set(dut.pred_sel, insn.pred_sel)
                 ctx.set(dut.pred_inv, insn.pred_inv)
                 assert ctx.get(dut.active) == model.active_mask(), where
+                depth = len(model.addr_stack)
+                assert (ctx.get(dut.addr_full), ctx.get(dut.addr_empty)) == \
+                    (depth == model.addr_depth, depth == 0), where
                 got = (ctx.get(dut.jump), ctx.get(dut.next_pc), ctx.get(dut.error),
                        ctx.get(dut.error_code))
                 try:
