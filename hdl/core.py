@@ -50,9 +50,9 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, NUM_REGS,
-                     BANK_CONFIG, BANK_SWAP, BANK_OUTPUT, NUM_ENTRIES, US_FC_INST, FcOp,
+                     BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
                      AddrOp, JumpFunc)
-from hdl.decode import Decoder, Decoded
+from hdl.decode import Decoder, Decoded, b_address
 from hdl.regfile import RegisterFile
 from hdl.valu import VectorALU
 from hdl.fc_engine import FlowControlEngine
@@ -90,6 +90,7 @@ class ScoreboardView(data.Struct):
     b_hit: 1
     dst_hit: 1
     lands_after: 1        # a write of this latency to DST lands after the latest in flight
+    slot_taken: 1         # the write port is reserved for the cycle this result would land
     known: 1              # SRC1's DIV outlook (lane x): known, negative, zero
     negative: 1
     zero: 1
@@ -151,6 +152,7 @@ class Core(wiring.Component):
                           init=self.rom_words)
         # lut_memories: the user RAM and the swap memories in LUT RAM (an FPGA build that runs
         # out of block RAMs: four cores on the ULX3S-85F)
+        self.lut_memories = lut_memories
         self.ram = Memory(shape=unsigned(64), depth=user_words, init=[],
                           attrs={"ram_style": "distributed"} if lut_memories else None)
         self.regfile = RegisterFile(swap_in_luts=lut_memories)
@@ -182,33 +184,45 @@ class Core(wiring.Component):
 
         # --- F: fetch ------------------------------------------------------------------------
         rom_r = self.rom.read_port()
-        ram_r = self.ram.read_port(transparent_for=(ram_w,))
+        if self.lut_memories:
+            # LUT RAM reads asynchronously: read it in D from the registered address (d_pc is
+            # f_addr one cycle later) rather than through the fetch-address multiplexer and a
+            # flip-flop, which put the LUT RAM on the path start -> launch -> fetch
+            ram_r = self.ram.read_port(domain="comb")
+        else:
+            ram_r = self.ram.read_port(transparent_for=(ram_w,))
         f_pc = Signal(16)               # next code address to fetch
+        d_pc = Signal(16)               # the address fetched last (the word D holds)
         f_addr = Signal(16)             # the address presented this cycle
         f_enable = Signal()             # a word is fetched this cycle (else the ports hold)
         lookup = Signal()               # start by entry: the table words are being read
         lookup_done = Signal()
-        m.d.comb += [rom_r.addr.eq(f_addr), ram_r.addr.eq(f_addr[:len(ram_r.addr)]),
-                     rom_r.en.eq(f_enable), ram_r.en.eq(f_enable)]
+        lookup_launch = Signal()        # ... the entry is known: launch from it
+        m.d.comb += [rom_r.addr.eq(f_addr), rom_r.en.eq(f_enable)]
+        if self.lut_memories:
+            m.d.comb += ram_r.addr.eq(d_pc[:len(ram_r.addr)])
+        else:
+            m.d.comb += [ram_r.addr.eq(f_addr[:len(ram_r.addr)]), ram_r.en.eq(f_enable)]
 
-        # --- D: decode -----------------------------------------------------------------------
+        # --- D: register addresses -------------------------------------------------------------
+        # The word arrives from a block RAM late in the cycle (5.6 ns clock-to-out on ECP5):
+        # D only picks the two register addresses out of it, the decoding happens in O.
         d_valid = Signal()
-        d_pc = Signal(16)
-        d_word = Signal(64)
+        d_word = Signal(InstructionLayout)
         d_from_user = Signal()
         m.d.comb += [d_from_user.eq(d_pc[15]),
-                     d_word.eq(Mux(d_from_user, ram_r.data, rom_r.data)),
-                     decoder.word.eq(d_word)]
+                     d_word.eq(Mux(d_from_user, ram_r.data, rom_r.data))]
         d_fetch_fault = Signal()
         m.d.comb += d_fetch_fault.eq(Mux(d_from_user, d_pc[:15] >= self.user_words,
                                          d_pc >= len(self.rom_words)))
-        d_dec = decoder.decoded
-        m.d.comb += [rf.ra_addr.eq(d_dec.src1[:8]), rf.rb_addr.eq(d_dec.b_addr[:8])]
+        m.d.comb += [rf.ra_addr.eq(d_word.src1[:8]), rf.rb_addr.eq(b_address(d_word)[:8])]
 
-        # --- O: operands (the register file's data arrive) --------------------------------
+        # --- O: decode and operands (the register file's data arrive) -------------------------
         o_valid = Signal()
         o_pc = Signal(16)
-        o_dec = Signal(Decoded)
+        o_word = Signal(InstructionLayout)
+        o_dec = decoder.decoded
+        m.d.comb += decoder.word.eq(o_word)
         o_fetch_fault = Signal()
         o_first = Signal()                      # first cycle in O: operands come from the RF
         o_a_hold = Signal(VectorLayout)
@@ -326,6 +340,8 @@ class Core(wiring.Component):
                 view.dst_hit.eq(lands_next(o_dst)),
                 view.lands_after.eq(Mux(to_dst, o_dec.latency >= i_dec.latency,
                                         o_dec.latency >= o_last)),
+                view.slot_taken.eq(wb_slots.bit_select(o_dec.latency + 1, 1)
+                                   | (issued_write & (i_dec.latency == o_dec.latency + 1))),
                 view.known.eq(Mux(to_src1, is_div_x, outlook_known.bit_select(src1, 1))),
                 view.negative.eq(Mux(to_src1, outlook.negative,
                                      outlook_negative.bit_select(src1, 1))),
@@ -344,6 +360,7 @@ class Core(wiring.Component):
                 view.a_hit.eq(lands_next(i_dec.src1[:8])),
                 view.b_hit.eq(lands_next(i_dec.b_addr[:8])),
                 view.dst_hit.eq(lands_next(dst)),
+                view.slot_taken.eq(wb_slots.bit_select(i_dec.latency + 1, 1)),
             ]
             return view
 
@@ -359,9 +376,7 @@ class Core(wiring.Component):
             """A reader waits unless the landing write is the last one in flight."""
             return (count > 1) | ((count == 1) & ~hit)
 
-        i_writes = Signal()             # this instruction writes a register (through the ALU)
-        m.d.comb += i_writes.eq(i_dec.writes & (i_dec.dst > BANK_CONFIG.last)
-                                & (i_dec.dst < BANK_OUTPUT.first))
+        i_writes = i_dec.writes_reg     # this instruction writes a register (through the ALU)
         a_waits = Signal()
         b_waits = Signal()
         m.d.comb += [a_waits.eq(i_dec.reads_a & is_pending(i_sb.a_count, i_sb.a_hit)),
@@ -386,7 +401,7 @@ class Core(wiring.Component):
         m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits | waw)
 
         slot_taken = Signal()
-        m.d.comb += slot_taken.eq(i_writes & wb_slots.bit_select(i_dec.latency, 1))
+        m.d.comb += slot_taken.eq(i_writes & i_sb.slot_taken)
 
         # a shared divider (dividers=1) still busy with the lanes of the previous DIV
         divider_busy = Signal()
@@ -530,7 +545,6 @@ class Core(wiring.Component):
         # --- into the vector ALU ---------------------------------------------------------------
         tag = Signal(WritebackTag)
         m.d.comb += [tag.addr.eq(i_dec.dst[:8]), tag.wmask.eq(Mux(i_writes, i_dec.wmask, 0))]
-        alu_op = Mux(kind == Kind.RET, Op.SETX, Mux(kind == Kind.TMREAD, Op.COPY, i_dec.opcode))
         type2_a = Signal(VectorLayout)
         m.d.comb += type2_a.x.eq(i_dec.imm)
         # A as the ALU sees it: the forwarding multiplexer comes last (after the choice of
@@ -543,7 +557,7 @@ class Core(wiring.Component):
                              "alu_a", enable=a_is_register, hit=i_sb.a_hit)
         m.d.comb += [
             valu.i_valid.eq(alu_go & i_writes & ~fault),   # results nobody keeps stay out
-            valu.i_op.eq(alu_op),
+            valu.i_op.eq(i_dec.alu_op),
             valu.i_a.eq(alu_a),
             valu.i_b.eq(i_b),
             valu.i_imm.eq(i_dec.imm),
@@ -592,7 +606,7 @@ class Core(wiring.Component):
             m.d.sync += [i_pc.eq(o_pc), i_dec.eq(o_dec), i_fetch_fault.eq(o_fetch_fault),
                          i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
         with m.If(o_takes):
-            m.d.sync += [o_pc.eq(d_pc), o_dec.eq(d_dec), o_fetch_fault.eq(d_fetch_fault),
+            m.d.sync += [o_pc.eq(d_pc), o_word.eq(d_word), o_fetch_fault.eq(d_fetch_fault),
                          o_first.eq(1)]
         with m.If(f_enable):
             m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)
@@ -614,7 +628,8 @@ class Core(wiring.Component):
 
         # (routine_end excludes every fault of the RETURN itself)
         m.d.comb += [self.done.eq(routine_end), self.result.eq(i_dec.imm[0]),
-                     self.settled.eq(~running & ~lookup & ~lookup_done & (pending == 0))]
+                     self.settled.eq(~running & ~lookup & ~lookup_done & ~lookup_launch
+                                            & (pending == 0))]
 
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
@@ -624,7 +639,8 @@ class Core(wiring.Component):
         entry_pc = Array(Signal(16, name=f"entry_pc{i}") for i in range(NUM_ENTRIES))
         entry_known = Signal(NUM_ENTRIES)
         entry_index = Signal(4)
-        m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done)
+        m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done
+                                 & ~lookup_launch)
         # The FC stacks are emptied one cycle after the start (the routine's first instruction
         # reaches issue three cycles after it at the earliest); registering it keeps the path
         # done -> start (chained routines) free of a loop through the engine's error output.
@@ -642,11 +658,16 @@ class Core(wiring.Component):
             m.d.comb += f_addr.eq(entry_index)
             m.d.sync += [lookup.eq(0), lookup_done.eq(1)]
         with m.If(lookup_done):
+            # the entry is cached first and launched from the cache in the next cycle: the
+            # table words come from a block RAM late in the cycle
             user_entry = ram_r.data[:16]
             resolved = Mux(user_entry >= USER_CODE_BASE, user_entry, rom_r.data[:16])
-            m.d.comb += [launch.eq(1), launch_pc.eq(resolved)]
-            m.d.sync += [lookup_done.eq(0), entry_pc[entry_index].eq(resolved),
+            m.d.sync += [lookup_done.eq(0), lookup_launch.eq(1),
+                         entry_pc[entry_index].eq(resolved),
                          entry_known.bit_select(entry_index, 1).eq(1)]
+        with m.If(lookup_launch):
+            m.d.comb += [launch.eq(1), launch_pc.eq(entry_pc[entry_index])]
+            m.d.sync += lookup_launch.eq(0)
         with m.If(launch):
             m.d.sync += [running.eq(1), d_valid.eq(1), o_valid.eq(0),
                          i_valid.eq(0), f_pc.eq(launch_pc + 1)]

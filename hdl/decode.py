@@ -8,7 +8,8 @@ from amaranth import Module, Signal, Const, Mux
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.isa import OPS, Kind, Op, InstructionLayout, NUM_REGS, SWIZZLES
+from hdl.isa import (OPS, Kind, Op, InstructionLayout, NUM_REGS, SWIZZLES, BANK_CONFIG,
+                     BANK_OUTPUT)
 
 __all__ = ["Decoded", "Decoder", "KIND_BITS"]
 
@@ -16,6 +17,12 @@ assert all(bool(op & 0x40) == info.type2 for op, info in OPS.items()), \
     "type II opcodes are those with bit 6 set"
 
 KIND_BITS = max(Kind).bit_length()
+
+
+def b_address(word):
+    """Operand B's register: DST for type II, else SRC2. Straight from the opcode bit, not
+    through the opcode table: the pipeline sends it to the register file before decoding."""
+    return Mux(word.opcode[6], word.dst, word.src2)
 
 
 class Decoded(data.Struct):
@@ -32,8 +39,10 @@ class Decoded(data.Struct):
     reads_b: 1                # SRC2 (type I) or DST (type II) is read as a register
     b_addr: 16                # which register B is: SRC2, or DST for type II
     writes: 1                 # DST is written (before the bank's access rules)
+    writes_reg: 1             # ... and is a register EXE writes (not configuration/output)
     wmask: 3                  # lanes written: bit 2 = x, bit 1 = y, bit 0 = z
     latency: 6                # ALU-kind: cycles until the result leaves the vector ALU
+    alu_op: 7                 # the opcode the vector ALU executes (TMREAD: COPY, RET: SETX)
 
 
 class Decoder(wiring.Component):
@@ -59,9 +68,8 @@ class Decoder(wiring.Component):
             d.src1.eq(w.src1),
             d.src2.eq(w.src2),
             d.imm.eq(w.as_value()[:32]),
-            # B is DST for type II: straight from the opcode bit, not through the opcode
-            # table (B's address goes to the register file in this very cycle)
-            d.b_addr.eq(Mux(w.opcode[6], w.dst, w.src2)),
+            d.b_addr.eq(b_address(w)),
+            d.alu_op.eq(w.opcode[:7]),
         ]
         legal = Signal()
         with m.If(w.opcode[7:] == 0):
@@ -78,9 +86,11 @@ class Decoder(wiring.Component):
                         if info.kind == Kind.ALU:
                             m.d.comb += d.latency.eq(self._latency_of(op))
                         elif info.kind == Kind.TMREAD:     # the loaded vector enters as COPY
-                            m.d.comb += d.latency.eq(self._latency_of(Op.COPY))
+                            m.d.comb += [d.latency.eq(self._latency_of(Op.COPY)),
+                                         d.alu_op.eq(Op.COPY)]
                         elif info.kind == Kind.RET:        # DST.x = IMM enters as SETX
-                            m.d.comb += d.latency.eq(self._latency_of(Op.SETX))
+                            m.d.comb += [d.latency.eq(self._latency_of(Op.SETX)),
+                                         d.alu_op.eq(Op.SETX)]
                         checks = []
                         if info.dst_reg:
                             checks.append(w.dst < NUM_REGS)
@@ -94,5 +104,7 @@ class Decoder(wiring.Component):
                         for c in checks:
                             ok = ok & c
                         m.d.comb += legal.eq(ok)
-        m.d.comb += d.legal.eq(legal)
+        m.d.comb += [d.legal.eq(legal),
+                     d.writes_reg.eq(d.writes & (w.dst > BANK_CONFIG.last)
+                                     & (w.dst < BANK_OUTPUT.first))]
         return m
