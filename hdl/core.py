@@ -29,9 +29,10 @@ instruction reserves the one cycle its result will use the write port in (``wb_s
 A taken jump costs three bubbles (F, D and O are on the wrong path): the decision is
 registered before fetch is redirected, which keeps the operand-to-fetch path short for the
 clock. TMREAD and OMWRITE check their addresses in their first cycle without a hazard and send
-requests from the next (a registered check keeps operand values out of the issue decision). RETURN ends the routine at once
-(``done`` with the return value) unless a write to the swap bank is still in flight; other
-writes land while the next routine runs, the scoreboard keeps them invisible. ``settled`` says
+requests from the next (a registered check keeps operand values out of the issue decision).
+RETURN ends the routine at once (``done`` with the return value) unless a write to the swap
+bank is still in flight; other writes land while the next routine runs, the scoreboard keeps
+them invisible. ``settled`` says
 the core is idle with nothing in flight (what a testbench waits for before reading registers).
 The next routine may start in the cycle of ``done``; its first word is fetched at once, and the
 entry table is looked up only the first time an entry is used (an ``imem`` write forgets the
@@ -263,24 +264,24 @@ class Core(wiring.Component):
         m.d.comb += [rf.w_en.eq(w_valid), rf.w_addr.eq(w_tag.addr), rf.w_mask.eq(w_tag.wmask),
                      rf.w_data.eq(valu.o_result)]
 
-        def forwarded(reg_addr, raw, name, enable=1, hit=None):
-            """Operand value with this cycle's landing write forwarded lane by lane (unless
-            ``enable`` is 0: the operand is not that register). ``hit``: whether the write
-            landing now is to ``reg_addr``, when known already."""
+        def lands_now(addr):
+            """The write landing this cycle is to register ``addr``."""
+            return w_lands & (w_tag.addr == addr[:8])
+
+        def forwarded(raw, hit, name):
+            """Operand value with this cycle's landing write forwarded lane by lane, when
+            ``hit`` (the write is to the operand's register)."""
             value = Signal(VectorLayout, name=name)
             raw_vector = Signal(VectorLayout, name=f"{name}_raw")
             m.d.comb += raw_vector.eq(raw)
-            raw = raw_vector
-            known_hit, hit = hit, Signal(name=f"{name}_hit")
-            m.d.comb += hit.eq(enable & (w_lands & (w_tag.addr == reg_addr) if known_hit is None
-                                         else known_hit))
             for lane, bit in (("x", 2), ("y", 1), ("z", 0)):
                 m.d.comb += getattr(value, lane).eq(
-                    Mux(hit & w_tag.wmask[bit], getattr(valu.o_result, lane), getattr(raw, lane)))
-            return value, hit
+                    Mux(hit & w_tag.wmask[bit], getattr(valu.o_result, lane),
+                        getattr(raw_vector, lane)))
+            return value
 
-        o_a, _ = forwarded(o_dec.src1, Mux(o_first, rf.ra_data, o_a_hold), "o_a")
-        o_b, _ = forwarded(o_dec.b_addr, Mux(o_first, rf.rb_data, o_b_hold), "o_b")
+        o_a = forwarded(Mux(o_first, rf.ra_data, o_a_hold), lands_now(o_dec.src1), "o_a")
+        o_b = forwarded(Mux(o_first, rf.rb_data, o_b_hold), lands_now(o_dec.b_addr), "o_b")
         m.d.sync += [o_a_hold.eq(o_a), o_b_hold.eq(o_b)]
 
         # scoreboard: per register, how many writes are in flight (0-3) and the latency of the
@@ -319,8 +320,7 @@ class Core(wiring.Component):
 
         def count_next(count, addr, issues_to):
             """The number of writes in flight to ``addr`` after this cycle."""
-            lands_now = w_lands & (w_tag.addr == addr)
-            return (count + issues_to - lands_now)[:2]
+            return (count + issues_to - lands_now(addr))[:2]
 
         def view_of_o():
             """I's view of O's instruction for next cycle (O moves into I)."""
@@ -367,8 +367,8 @@ class Core(wiring.Component):
         m.d.sync += i_sb.eq(view_of_i())            # (O's view when I takes)
         o_sb = view_of_o()
 
-        i_a, _ = forwarded(i_dec.src1, i_a_reg, "i_a", hit=i_sb.a_hit)
-        i_b, _ = forwarded(i_dec.b_addr, i_b_reg, "i_b", hit=i_sb.b_hit)
+        i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
+        i_b = forwarded(i_b_reg, i_sb.b_hit, "i_b")
         m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
         m.d.comb += [outlook.a.eq(i_a.x), outlook.b.eq(i_b.x)]
 
@@ -551,10 +551,9 @@ class Core(wiring.Component):
         # TMREAD's loaded vector / type II's immediate, made from registers), one level less
         # on the path ALU result -> forwarding -> SIMPLE adder -> ALU result
         a_is_register = (kind != Kind.TMREAD) & ~i_dec.type2
-        alu_a, _ = forwarded(i_dec.src1, Mux(a_is_register, i_a_reg.as_value(),
-                                             Mux(i_dec.type2, type2_a.as_value(),
-                                                 tm_data.as_value())),
-                             "alu_a", enable=a_is_register, hit=i_sb.a_hit)
+        alu_a = forwarded(Mux(a_is_register, i_a_reg.as_value(),
+                              Mux(i_dec.type2, type2_a.as_value(), tm_data.as_value())),
+                          a_is_register & i_sb.a_hit, "alu_a")
         m.d.comb += [
             valu.i_valid.eq(alu_go & i_writes & ~fault),   # results nobody keeps stay out
             valu.i_op.eq(i_dec.alu_op),
@@ -606,12 +605,10 @@ class Core(wiring.Component):
             m.d.sync += [i_pc.eq(o_pc), i_dec.eq(o_dec), i_fetch_fault.eq(o_fetch_fault),
                          i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
         with m.If(o_takes):
-            m.d.sync += [o_pc.eq(d_pc), o_word.eq(d_word), o_fetch_fault.eq(d_fetch_fault),
-                         o_first.eq(1)]
+            m.d.sync += [o_pc.eq(d_pc), o_word.eq(d_word), o_fetch_fault.eq(d_fetch_fault)]
+        m.d.sync += o_first.eq(o_takes)
         with m.If(f_enable):
             m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)
-        with m.Else():
-            m.d.sync += o_first.eq(0)
         with m.If(running & ~fault):
             with m.If(redirect | routine_end):
                 # discard what F, D and O hold: they are on the wrong path

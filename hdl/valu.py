@@ -39,7 +39,7 @@ LFE5U-85F speed 6): 24 MULT18X18D, 7.9k LUT4 + 2.7k CCU2C (14.2k TRELLIS_COMB), 
 
 from enum import Enum
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
