@@ -66,8 +66,9 @@ class ControlUnit(wiring.Component):
 
         def run(name, on_done):
             """Start routine ``name`` once, then call ``on_done(result)`` when it returns."""
+            m.d.comb += self.core_start_entry.eq(ENTRY_INDEX[name])
             with m.If(~launched):
-                m.d.comb += [self.core_start.eq(1), self.core_start_entry.eq(ENTRY_INDEX[name])]
+                m.d.comb += self.core_start.eq(1)
                 m.d.sync += launched.eq(1)
             with m.Elif(self.core_error):       # the core stopped: so does the band
                 m.d.sync += launched.eq(0)
@@ -79,8 +80,11 @@ class ControlUnit(wiring.Component):
         def _next(state):
             m.next = state
 
+        # core_start_entry shows the entry of the routine the state starts (TRIANGLE: MAIN's)
+        # also while it does not start it: the core looks the entry up a cycle ahead
         with m.FSM() as fsm:
             with m.State("IDLE"):
+                m.d.comb += self.core_start_entry.eq(ENTRY_INDEX["INITIAL"])
                 with m.If(self.band_start):
                     m.next = "INITIAL"
             # routines that simply follow one another
@@ -96,6 +100,7 @@ class ControlUnit(wiring.Component):
                     _next("TRIANGLE")
                 run("RGU", after_rgu)
             with m.State("TRIANGLE"):
+                m.d.comb += self.core_start_entry.eq(ENTRY_INDEX["MAIN"])
                 with m.If(triangles_left == 0):
                     with m.If(hit):
                         m.next = "PSU2"
@@ -113,8 +118,7 @@ class ControlUnit(wiring.Component):
                     with m.If(more_triangles & self.tri_ready):
                         # the next triangle is loaded: flip and start MAIN again at once
                         m.d.comb += [self.tri_flip.eq(1), self.core_flip.eq(1),
-                                     self.core_start.eq(1),
-                                     self.core_start_entry.eq(ENTRY_INDEX["MAIN"])]
+                                     self.core_start.eq(1)]
                         m.d.sync += launched.eq(1)
                     with m.Else():
                         _next("TRIANGLE")
@@ -129,6 +133,7 @@ class ControlUnit(wiring.Component):
                         _next("IDLE")
                 run("NPG", after_npg)
             with m.State("ERROR"):
+                m.d.comb += self.core_start_entry.eq(ENTRY_INDEX["INITIAL"])
                 m.d.comb += self.error.eq(1)
                 with m.If(self.band_start):
                     m.next = "INITIAL"

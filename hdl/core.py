@@ -51,7 +51,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, NUM_REGS,
-                     BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
+                     BANKS, BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
                      AddrOp, JumpFunc)
 from hdl.decode import Decoder, Decoded, b_address
 from hdl.regfile import RegisterFile
@@ -298,9 +298,14 @@ class Core(wiring.Component):
         outlook_negative = Signal(NUM_REGS)
         outlook_zero = Signal(NUM_REGS)
         m.submodules.div_outlook = outlook = DivOutlook()
-        # only a DIV writing lane x leaves an outlook; any other write forgets it
+        # only a DIV writing lane x leaves an outlook; any other write forgets it. The outlook
+        # is worked out in the cycle after the DIV issues, from its registered lane-x operands
+        # (its two carry chains behind the forwarding were the critical path): until then
+        # the register's outlook is unknown
         is_div_x = Signal()
-        m.d.comb += is_div_x.eq((i_dec.opcode == Op.DIV) & i_dec.wmask[2] & outlook.known)
+        m.d.comb += is_div_x.eq((i_dec.opcode == Op.DIV) & i_dec.wmask[2])
+        outlook_due = Signal()          # a DIV writing lane x issued last cycle ...
+        outlook_dst = Signal(8)         # ... to this register
 
         # What the scoreboard says about the registers of the instruction in I is looked up
         # while it is in O and kept in registers (``ScoreboardView``), brought up to date
@@ -322,6 +327,10 @@ class Core(wiring.Component):
             """The number of writes in flight to ``addr`` after this cycle."""
             return (count + issues_to - lands_now(addr))[:2]
 
+        def outlook_for(addr):
+            """The outlook worked out this cycle is that of register ``addr``."""
+            return outlook_due & (outlook_dst == addr)
+
         def view_of_o():
             """I's view of O's instruction for next cycle (O moves into I)."""
             view = Signal(ScoreboardView, name="o_sb")
@@ -342,10 +351,12 @@ class Core(wiring.Component):
                                         o_dec.latency >= o_last)),
                 view.slot_taken.eq(wb_slots.bit_select(o_dec.latency + 1, 1)
                                    | (issued_write & (i_dec.latency == o_dec.latency + 1))),
-                view.known.eq(Mux(to_src1, is_div_x, outlook_known.bit_select(src1, 1))),
-                view.negative.eq(Mux(to_src1, outlook.negative,
+                view.known.eq(~to_src1 & Mux(outlook_for(src1), outlook.known,
+                                             outlook_known.bit_select(src1, 1))),
+                view.negative.eq(Mux(outlook_for(src1), outlook.negative,
                                      outlook_negative.bit_select(src1, 1))),
-                view.zero.eq(Mux(to_src1, outlook.zero, outlook_zero.bit_select(src1, 1))),
+                view.zero.eq(Mux(outlook_for(src1), outlook.zero,
+                                 outlook_zero.bit_select(src1, 1))),
             ]
             return view
 
@@ -362,6 +373,9 @@ class Core(wiring.Component):
                 view.dst_hit.eq(lands_next(dst)),
                 view.slot_taken.eq(wb_slots.bit_select(i_dec.latency + 1, 1)),
             ]
+            with m.If(outlook_for(i_dec.src1[:8])):
+                m.d.comb += [view.known.eq(outlook.known), view.negative.eq(outlook.negative),
+                             view.zero.eq(outlook.zero)]
             return view
 
         m.d.sync += i_sb.eq(view_of_i())            # (O's view when I takes)
@@ -370,7 +384,10 @@ class Core(wiring.Component):
         i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
         i_b = forwarded(i_b_reg, i_sb.b_hit, "i_b")
         m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
-        m.d.comb += [outlook.a.eq(i_a.x), outlook.b.eq(i_b.x)]
+        outlook_a = Signal(32)
+        outlook_b = Signal(32)
+        m.d.sync += [outlook_a.eq(i_a.x), outlook_b.eq(i_b.x)]
+        m.d.comb += [outlook.a.eq(outlook_a), outlook.b.eq(outlook_b)]
 
         def is_pending(count, hit):
             """A reader waits unless the landing write is the last one in flight."""
@@ -397,8 +414,16 @@ class Core(wiring.Component):
         waw = Signal()
         m.d.comb += waw.eq(i_writes & is_pending(i_sb.dst_count, i_sb.dst_hit) & ~lands_after)
 
+        # A conditional jump compares flip-flops: an operand landing this cycle makes it wait
+        # one (the path ALU result -> forwarding -> compare -> flow control -> redirect was
+        # the longest once the DIV outlook was registered)
+        branch_waits = Signal()
+        m.d.comb += branch_waits.eq((i_dec.kind == Kind.BRANCH)
+                                    & ((i_dec.reads_a & i_sb.a_hit & ~early_jump)
+                                       | (i_dec.reads_b & i_sb.b_hit)))
+
         hazard = Signal()
-        m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits | waw)
+        m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits | waw | branch_waits)
 
         slot_taken = Signal()
         m.d.comb += slot_taken.eq(i_writes & i_sb.slot_taken)
@@ -429,7 +454,8 @@ class Core(wiring.Component):
         is_tm = i_dec.kind == Kind.TMREAD
         is_om = i_dec.kind == Kind.OMWRITE
         a_lanes = [i_a.x, i_a.y, i_a.z]
-        b_lanes = [i_b.x, i_b.y, i_b.z]
+        i_a_reg_lanes = [i_a_reg.x, i_a_reg.y, i_a_reg.z]
+        i_b_reg_lanes = [i_b_reg.x, i_b_reg.y, i_b_reg.z]
 
         with m.If(i_valid & ~error):
             with m.If(i_fetch_fault):
@@ -518,7 +544,7 @@ class Core(wiring.Component):
         with m.Switch(lane_sel):
             for sel, n in ((1, 0), (2, 1), (3, 2)):
                 with m.Case(sel):
-                    m.d.comb += [lhs.eq(a_lanes[n]), rhs.eq(b_lanes[n])]
+                    m.d.comb += [lhs.eq(i_a_reg_lanes[n]), rhs.eq(i_b_reg_lanes[n])]
         # A vs 0 from the outlook: lhs < 0 is "negative", lhs == 0 is "zero"
         neg, zero = i_sb.negative, i_sb.zero
         with m.Switch(i_dec.opcode[:3]):
@@ -567,8 +593,12 @@ class Core(wiring.Component):
         m.d.comb += issued_write.eq(valu.i_valid & i_writes)
         issued = Signal(NUM_REGS)                 # one-hot: the register a write issues to
         landed = Signal(NUM_REGS)                 # one-hot: the register a write lands in
-        m.d.comb += [issued.eq(Mux(issued_write, Const(1, NUM_REGS) << dst, 0)),
-                     landed.eq(Mux(w_lands, Const(1, NUM_REGS) << w_tag.addr, 0))]
+        # only registers EXE writes are ever in flight: the planes' other bits (configuration
+        # and output banks, a third of them) stay 0, and synthesis drops their flip-flops
+        exe_written = Const(sum(((1 << bank.size) - 1) << bank.first
+                                for bank in BANKS if bank.exe_write), NUM_REGS)
+        m.d.comb += [issued.eq(Mux(issued_write, Const(1, NUM_REGS) << dst, 0) & exe_written),
+                     landed.eq(Mux(w_lands, Const(1, NUM_REGS) << w_tag.addr, 0) & exe_written)]
         toggle = issued ^ landed                  # counts that change (+1 or -1)
         next_lo = count_lo ^ toggle
         next_hi = count_hi ^ (toggle & ((issued & count_lo) | (landed & ~count_lo)))
@@ -576,10 +606,14 @@ class Core(wiring.Component):
                      swap_idle.eq((next_lo | next_hi)[BANK_SWAP.first:BANK_SWAP.last + 1] == 0)]
         for bit, plane in enumerate(latency_planes):
             m.d.sync += plane.eq(Mux(i_dec.latency[bit], plane | issued, plane & ~issued))
-        with m.If(issued_write):
-            m.d.sync += [outlook_known.bit_select(i_dec.dst[:8], 1).eq(is_div_x),
-                         outlook_negative.bit_select(i_dec.dst[:8], 1).eq(outlook.negative),
-                         outlook_zero.bit_select(i_dec.dst[:8], 1).eq(outlook.zero)]
+        m.d.sync += [outlook_due.eq(issued_write & is_div_x), outlook_dst.eq(dst)]
+        due = Signal(NUM_REGS)                    # one-hot: the register the outlook is of
+        m.d.comb += due.eq(Mux(outlook_due, Const(1, NUM_REGS) << outlook_dst, 0) & exe_written)
+        # a write issued now makes its register's outlook unknown (it wins over a due one)
+        for plane, value, forget in ((outlook_known, outlook.known, issued),
+                                     (outlook_negative, outlook.negative, 0),
+                                     (outlook_zero, outlook.zero, 0)):
+            m.d.sync += plane.eq(((plane & ~due) | Mux(value, due, 0)) & ~forget)
         reserve = Signal(self.max_latency + 1)
         with m.If(issued_write):
             m.d.comb += reserve.eq(1 << i_dec.latency)
@@ -632,10 +666,21 @@ class Core(wiring.Component):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
                          running.eq(0), d_valid.eq(0), o_valid.eq(0), i_valid.eq(0)]
 
-        # start: from start_pc, from the cached entry, or after reading both tables' word
+        # start: from start_pc, from the cached entry, or after reading both tables' word.
+        # The cached entry of ``start_entry`` is looked up a cycle ahead into registers (the
+        # control unit shows the entry it will start before it starts it), so that the path
+        # done -> control unit -> start -> fetch address has no lookup on it; a start of
+        # another known entry launches a cycle later from the cache.
         entry_pc = Array(Signal(16, name=f"entry_pc{i}") for i in range(NUM_ENTRIES))
         entry_known = Signal(NUM_ENTRIES)
         entry_index = Signal(4)
+        ahead_entry = Signal(4)
+        ahead_pc = Signal(16)
+        ahead_known = Signal()
+        lookup_pc = Signal(16)          # where lookup_launch launches from
+        m.d.sync += [ahead_entry.eq(self.start_entry), ahead_pc.eq(entry_pc[self.start_entry]),
+                     ahead_known.eq(entry_known.bit_select(self.start_entry, 1)
+                                    & ~self.imem_we)]
         m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done
                                  & ~lookup_launch)
         # The FC stacks are emptied one cycle after the start (the routine's first instruction
@@ -647,8 +692,11 @@ class Core(wiring.Component):
                          i_valid.eq(0)]
             with m.If(self.start_direct):
                 m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc)]
+            with m.Elif(ahead_known & (ahead_entry == self.start_entry)):
+                m.d.comb += [launch.eq(1), launch_pc.eq(ahead_pc)]
             with m.Elif(entry_known.bit_select(self.start_entry, 1)):
-                m.d.comb += [launch.eq(1), launch_pc.eq(entry_pc[self.start_entry])]
+                m.d.sync += [lookup_launch.eq(1), lookup_pc.eq(entry_pc[self.start_entry]),
+                             running.eq(0)]
             with m.Else():
                 m.d.sync += [lookup.eq(1), entry_index.eq(self.start_entry), running.eq(0)]
         with m.If(lookup):
@@ -659,11 +707,11 @@ class Core(wiring.Component):
             # table words come from a block RAM late in the cycle
             user_entry = ram_r.data[:16]
             resolved = Mux(user_entry >= USER_CODE_BASE, user_entry, rom_r.data[:16])
-            m.d.sync += [lookup_done.eq(0), lookup_launch.eq(1),
+            m.d.sync += [lookup_done.eq(0), lookup_launch.eq(1), lookup_pc.eq(resolved),
                          entry_pc[entry_index].eq(resolved),
                          entry_known.bit_select(entry_index, 1).eq(1)]
         with m.If(lookup_launch):
-            m.d.comb += [launch.eq(1), launch_pc.eq(entry_pc[entry_index])]
+            m.d.comb += [launch.eq(1), launch_pc.eq(lookup_pc)]
             m.d.sync += lookup_launch.eq(0)
         with m.If(launch):
             m.d.sync += [running.eq(1), d_valid.eq(1), o_valid.eq(0),
