@@ -73,8 +73,8 @@ ENTRYPOINT_ADRR_MAIN:
     DOT CREG_H1 CREG_Q CREG_E2
     DOT CREG_H3 CREG_Q CREG_RAY_DIRECTION
     // Each test follows its DIV at once: the core decides a jump that compares a quotient in
-    // flight with 0 from the quotient's sign, known when the DIV issues (half of all triangles
-    // are rejected by u < 0 alone, a third by v < 0).
+    // flight with 0 from the quotient's sign, known a cycle after the DIV issues (half of all
+    // triangles are rejected by u < 0 alone, a third by v < 0).
     DIV CREG_u CREG_H2 CREG_DELTA
     JLX MAIN_MISS CREG_u CREG_ZERO
     DIV CREG_v CREG_H3 CREG_DELTA

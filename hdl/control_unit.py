@@ -59,6 +59,12 @@ class ControlUnit(wiring.Component):
         hit = Signal()
         triangles_left = Signal(16)
         more_triangles = Signal()    # triangles_left > 1, registered (on the MAIN -> MAIN path)
+        # MAIN may follow MAIN at once: another triangle is due and loaded. Registered, so the
+        # path core done -> start -> fetch address has one gate of the control unit on it; a
+        # flip makes it false for a cycle (the IO side then shows the next triangle's state),
+        # and ``tri_ready`` only falls at a flip, so the register is never true too late.
+        chain_main = Signal()
+        m.d.sync += chain_main.eq(more_triangles & self.tri_ready & ~self.tri_flip)
         launched = Signal()          # the current state's routine has been started
         io_wait = Signal(32)
         pixels = Signal(32)
@@ -115,7 +121,7 @@ class ControlUnit(wiring.Component):
                 def after_main(result):
                     m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1),
                                  more_triangles.eq(triangles_left > 2)]
-                    with m.If(more_triangles & self.tri_ready):
+                    with m.If(chain_main):
                         # the next triangle is loaded: flip and start MAIN again at once
                         m.d.comb += [self.tri_flip.eq(1), self.core_flip.eq(1),
                                      self.core_start.eq(1)]

@@ -91,10 +91,49 @@ class ScoreboardView(data.Struct):
     b_hit: 1
     dst_hit: 1
     lands_after: 1        # a write of this latency to DST lands after the latest in flight
-    slot_taken: 1         # the write port is reserved for the cycle this result would land
+    slot_taken: 1         # the write port is reserved for the cycle this (register) result
+                          # would land
     known: 1              # SRC1's DIV outlook (lane x): known, negative, zero
     negative: 1
     zero: 1
+    # what follows from the above for the instruction (hazard: it must wait; early_jump: a
+    # conditional jump decided from the outlook)
+    hazard: 1
+    early_jump: 1
+
+
+class IssueClass(data.Struct):
+    """What kind of instruction is in I, as one-hot flags (registered when it enters I): at
+    most one is set; all but ``fetch_fault`` and ``illegal`` mean a legal instruction fetched
+    without a fault."""
+    fetch_fault: 1
+    illegal: 1
+    returns: 1            # RETURN
+    plain: 1              # NOP, DEBUG
+    alu: 1                # ALU-kind
+    div: 1                # (with alu) DIV
+    flow: 1               # BRANCH, JUMP, CALL, RET
+    call: 1               # (with flow)
+    ret: 1                # (with flow)
+    tm: 1                 # TMREAD
+    om: 1                 # OMWRITE
+
+
+def issue_class(dec, fetch_fault):
+    """The IssueClass value of decoded instruction ``dec``."""
+    fine = dec.legal & ~fetch_fault
+    kind = dec.kind
+    return Cat(fetch_fault, ~dec.legal & ~fetch_fault,
+               fine & (kind == Kind.RETURN),
+               fine & ((kind == Kind.NOP) | (kind == Kind.DEBUG)),
+               fine & (kind == Kind.ALU),
+               fine & (kind == Kind.ALU) & (dec.opcode == Op.DIV),
+               fine & ((kind == Kind.BRANCH) | (kind == Kind.JUMP) | (kind == Kind.CALL)
+                       | (kind == Kind.RET)),
+               fine & (kind == Kind.CALL),
+               fine & (kind == Kind.RET),
+               fine & (kind == Kind.TMREAD),
+               fine & (kind == Kind.OMWRITE))
 
 
 class Counters(data.Struct):
@@ -233,7 +272,7 @@ class Core(wiring.Component):
         i_valid = Signal()
         i_pc = Signal(16)
         i_dec = Signal(Decoded)
-        i_fetch_fault = Signal()
+        i_class = Signal(IssueClass)
         # I's operands come from flip-flops (loaded from O, then kept up to date by the
         # forwarding): a block RAM's clock-to-out (5.6 ns on ECP5) is not on the issue path
         i_a_reg = Signal(VectorLayout)
@@ -331,6 +370,32 @@ class Core(wiring.Component):
             """The outlook worked out this cycle is that of register ``addr``."""
             return outlook_due & (outlook_dst == addr)
 
+        def is_pending(count, hit):
+            """A reader waits unless the landing write is the last one in flight."""
+            return (count > 1) | ((count == 1) & ~hit)
+
+        def decide(view, dec, bx_zero):
+            """The view's ``hazard`` and ``early_jump`` for instruction ``dec`` (``bx_zero``: its
+            B operand's x is 0), from the view's other fields."""
+            a_waits = dec.reads_a & is_pending(view.a_count, view.a_hit)
+            b_waits = dec.reads_b & is_pending(view.b_count, view.b_hit)
+            is_branch = dec.kind == Kind.BRANCH
+            # DIV outlook: a lane-x jump against B.x = 0 decided from the outlook of SRC1's DIV
+            # (a B landing that cycle makes the jump wait the usual way)
+            early_jump = (is_branch & (dec.opcode[3:5] == 0b01) & a_waits & view.known
+                          & ~b_waits & ~view.b_hit & bx_zero)
+            # WAW: a second write to a register may be in flight as long as it lands later (it
+            # issues later with a latency at least as long), so results land in program order
+            waw = (dec.writes_reg & is_pending(view.dst_count, view.dst_hit)
+                   & ~(view.lands_after & (view.dst_count != 3)))
+            # A conditional jump compares flip-flops: an operand landing in its cycle makes it
+            # wait one (the path ALU result -> forwarding -> compare -> flow control ->
+            # redirect was the longest once the DIV outlook was registered)
+            branch_waits = is_branch & ((dec.reads_a & view.a_hit & ~early_jump)
+                                        | (dec.reads_b & view.b_hit))
+            m.d.comb += [view.hazard.eq((a_waits & ~early_jump) | b_waits | waw | branch_waits),
+                         view.early_jump.eq(early_jump)]
+
         def view_of_o():
             """I's view of O's instruction for next cycle (O moves into I)."""
             view = Signal(ScoreboardView, name="o_sb")
@@ -349,8 +414,9 @@ class Core(wiring.Component):
                 view.dst_hit.eq(lands_next(o_dst)),
                 view.lands_after.eq(Mux(to_dst, o_dec.latency >= i_dec.latency,
                                         o_dec.latency >= o_last)),
-                view.slot_taken.eq(wb_slots.bit_select(o_dec.latency + 1, 1)
-                                   | (issued_write & (i_dec.latency == o_dec.latency + 1))),
+                view.slot_taken.eq(o_dec.writes_reg
+                                   & (wb_slots.bit_select(o_dec.latency + 1, 1)
+                                      | (issued_write & (i_dec.latency == o_dec.latency + 1)))),
                 view.known.eq(~to_src1 & Mux(outlook_for(src1), outlook.known,
                                              outlook_known.bit_select(src1, 1))),
                 view.negative.eq(Mux(outlook_for(src1), outlook.negative,
@@ -358,6 +424,10 @@ class Core(wiring.Component):
                 view.zero.eq(Mux(outlook_for(src1), outlook.zero,
                                  outlook_zero.bit_select(src1, 1))),
             ]
+            # (B.x = 0 is not looked at here: O's operands come from the register file's
+            # block RAM late in the cycle; a jump right behind its DIV waits a cycle for the
+            # outlook anyway, and decides early from I's view next cycle)
+            decide(view, o_dec, 0)
             return view
 
         def view_of_i():
@@ -371,66 +441,33 @@ class Core(wiring.Component):
                 view.a_hit.eq(lands_next(i_dec.src1[:8])),
                 view.b_hit.eq(lands_next(i_dec.b_addr[:8])),
                 view.dst_hit.eq(lands_next(dst)),
-                view.slot_taken.eq(wb_slots.bit_select(i_dec.latency + 1, 1)),
+                view.slot_taken.eq(i_dec.writes_reg & wb_slots.bit_select(i_dec.latency + 1, 1)),
             ]
             with m.If(outlook_for(i_dec.src1[:8])):
                 m.d.comb += [view.known.eq(outlook.known), view.negative.eq(outlook.negative),
                              view.zero.eq(outlook.zero)]
+            decide(view, i_dec, i_b.x == 0)
             return view
-
-        m.d.sync += i_sb.eq(view_of_i())            # (O's view when I takes)
-        o_sb = view_of_o()
 
         i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
         i_b = forwarded(i_b_reg, i_sb.b_hit, "i_b")
+        m.d.sync += i_sb.eq(view_of_i())            # (O's view when I takes)
+        o_sb = view_of_o()
+
         m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
         outlook_a = Signal(32)
         outlook_b = Signal(32)
         m.d.sync += [outlook_a.eq(i_a.x), outlook_b.eq(i_b.x)]
         m.d.comb += [outlook.a.eq(outlook_a), outlook.b.eq(outlook_b)]
 
-        def is_pending(count, hit):
-            """A reader waits unless the landing write is the last one in flight."""
-            return (count > 1) | ((count == 1) & ~hit)
-
         i_writes = i_dec.writes_reg     # this instruction writes a register (through the ALU)
-        a_waits = Signal()
-        b_waits = Signal()
-        m.d.comb += [a_waits.eq(i_dec.reads_a & is_pending(i_sb.a_count, i_sb.a_hit)),
-                     b_waits.eq(i_dec.reads_b & is_pending(i_sb.b_count, i_sb.b_hit))]
-
-        # DIV outlook: lane x's sign and zero-ness of every DIV result in flight.
-        # A lane-x jump decided from the outlook of SRC1's DIV. B's x is taken from the
-        # flip-flops (a B landing this cycle makes the jump wait the usual way): no operand
-        # value reaches the issue decision through the forwarding.
-        early_jump = Signal()
-        m.d.comb += early_jump.eq((i_dec.kind == Kind.BRANCH) & (i_dec.opcode[3:5] == 0b01)
-                                  & a_waits & i_sb.known
-                                  & ~b_waits & ~i_sb.b_hit & (i_b_reg.x == 0))
-
-        # WAW: a second write to a register may be in flight as long as it lands later (it
-        # issues later with a latency at least as long), so results land in program order
-        lands_after = i_sb.lands_after & (i_sb.dst_count != 3)
-        waw = Signal()
-        m.d.comb += waw.eq(i_writes & is_pending(i_sb.dst_count, i_sb.dst_hit) & ~lands_after)
-
-        # A conditional jump compares flip-flops: an operand landing this cycle makes it wait
-        # one (the path ALU result -> forwarding -> compare -> flow control -> redirect was
-        # the longest once the DIV outlook was registered)
-        branch_waits = Signal()
-        m.d.comb += branch_waits.eq((i_dec.kind == Kind.BRANCH)
-                                    & ((i_dec.reads_a & i_sb.a_hit & ~early_jump)
-                                       | (i_dec.reads_b & i_sb.b_hit)))
-
-        hazard = Signal()
-        m.d.comb += hazard.eq((a_waits & ~early_jump) | b_waits | waw | branch_waits)
-
-        slot_taken = Signal()
-        m.d.comb += slot_taken.eq(i_writes & i_sb.slot_taken)
+        hazard = i_sb.hazard
+        early_jump = i_sb.early_jump
+        slot_taken = i_sb.slot_taken
 
         # a shared divider (dividers=1) still busy with the lanes of the previous DIV
         divider_busy = Signal()
-        m.d.comb += divider_busy.eq((i_dec.opcode == Op.DIV) & ~valu.div_ready)
+        m.d.comb += divider_busy.eq(i_class.div & ~valu.div_ready)
 
         kind = i_dec.kind
         i_issue = Signal()              # the instruction in I leaves I this cycle
@@ -451,49 +488,44 @@ class Core(wiring.Component):
         mem_done = Signal()
 
         ready = i_valid & ~hazard & ~error
-        is_tm = i_dec.kind == Kind.TMREAD
-        is_om = i_dec.kind == Kind.OMWRITE
+        # RETURN reads and writes nothing, so no hazard applies; deciding it from flip-flops
+        # (``i_returns``: a legal RETURN fetched without a fault) keeps done -> (control unit)
+        # -> start -> fetch, the path that chains routines, short. A swap write must land in
+        # this copy before the next flip.
+        m.d.comb += routine_end.eq(i_valid & ~error & i_class.returns & swap_idle)
+        is_tm = i_class.tm
+        is_om = i_class.om
         a_lanes = [i_a.x, i_a.y, i_a.z]
         i_a_reg_lanes = [i_a_reg.x, i_a_reg.y, i_a_reg.z]
         i_b_reg_lanes = [i_b_reg.x, i_b_reg.y, i_b_reg.z]
 
-        with m.If(i_valid & ~error):
-            with m.If(i_fetch_fault):
-                m.d.comb += [fault.eq(1), fault_code.eq(CoreError.FETCH)]
-            with m.Elif(~i_dec.legal):
-                m.d.comb += [fault.eq(1), fault_code.eq(CoreError.ILLEGAL_INSTRUCTION)]
-            with m.Elif(kind == Kind.RETURN):
-                # RETURN reads and writes nothing, so no hazard applies; deciding it from
-                # registered state only keeps done -> (control unit) -> start -> fetch, the
-                # path that chains routines, short. A swap write must land in this copy before
-                # the next flip.
-                with m.If(swap_idle):
-                    m.d.comb += [i_issue.eq(1), routine_end.eq(1)]
-            with m.Elif(~hazard):
-                with m.Switch(kind):
-                    with m.Case(Kind.NOP, Kind.DEBUG):
-                        m.d.comb += i_issue.eq(1)
-                    with m.Case(Kind.ALU):
-                        go = ~slot_taken & ~divider_busy
-                        m.d.comb += [i_issue.eq(go), alu_go.eq(go)]
-                    with m.Case(Kind.BRANCH, Kind.JUMP, Kind.CALL, Kind.RET):
-                        # the only FC errors THEIA code can raise are those of CALL and RET,
-                        # which always jump: known from the stack state alone, so the compare
-                        # of a conditional jump reaches only the redirect, not the issue
-                        stack_fault = Mux(kind == Kind.CALL, fc.addr_full,
-                                          (kind == Kind.RET) & fc.addr_empty)
-                        with m.If(~slot_taken):
-                            m.d.comb += [i_issue.eq(~stack_fault), alu_go.eq(kind == Kind.RET),
-                                         fc.valid.eq(1)]
-                            with m.If(stack_fault):
-                                m.d.comb += [fault.eq(1), fault_code.eq(CoreError.STACK)]
-                            with m.Elif(fc.jump):
-                                m.d.comb += [redirect.eq(1), redirect_pc.eq(fc.next_pc)]
-                    with m.Case(Kind.TMREAD, Kind.OMWRITE):
-                        with m.If(mem_checked & mem_bad):
-                            m.d.comb += [fault.eq(1), fault_code.eq(CoreError.MEMORY)]
-                        with m.Elif(mem_done & (is_om | ~slot_taken)):
-                            m.d.comb += [i_issue.eq(1), alu_go.eq(is_tm)]
+        # The issue decision as one sum of products of flip-flops (the class flags, the
+        # scoreboard view, the stack and memory sequencer state): it drives the enables of
+        # every stage behind I, so it is kept a few gates deep.
+        c = i_class
+        ok = i_valid & ~error
+        free = ok & ~hazard
+        go_alu = c.alu & ~slot_taken & ~divider_busy
+        # the only FC errors THEIA code can raise are those of CALL and RET, which always jump:
+        # known from the stack state alone, so the compare of a conditional jump reaches only
+        # the redirect, not the issue
+        go_flow = c.flow & ~slot_taken
+        stack_fault = (c.call & fc.addr_full) | (c.ret & fc.addr_empty)
+        mem_fault = (c.tm | c.om) & mem_checked & mem_bad
+        go_mem = mem_checked & ~mem_bad & mem_done & (c.om | (c.tm & ~slot_taken))
+        m.d.comb += [
+            i_issue.eq((ok & c.returns & swap_idle)
+                       | (free & (c.plain | go_alu | (go_flow & ~stack_fault) | go_mem))),
+            alu_go.eq(free & (go_alu | (go_flow & c.ret) | (go_mem & c.tm))),
+            fc.valid.eq(free & go_flow),
+            fault.eq(ok & (c.fetch_fault | c.illegal
+                           | (~hazard & ((go_flow & stack_fault) | mem_fault)))),
+            fault_code.eq(Mux(c.fetch_fault, CoreError.FETCH,
+                              Mux(c.illegal, CoreError.ILLEGAL_INSTRUCTION,
+                                  Mux(c.flow, CoreError.STACK, CoreError.MEMORY)))),
+            redirect.eq(free & go_flow & ~stack_fault & fc.jump),
+            redirect_pc.eq(fc.next_pc),
+        ]
 
         # memory lanes: requests x, y, z in order; TMREAD collects the three responses
         out_of_range = Signal()
@@ -502,7 +534,7 @@ class Core(wiring.Component):
             is_tm, Cat(v >= self.tmem_words for v in a_lanes).any(),
             Cat((v >= self.omem_words) | (w >= self.omem_words)
                 for v, w in zip(a_lanes, where)).any()))
-        with m.If(ready & i_dec.legal & ~i_fetch_fault & (is_tm | is_om) & ~mem_checked):
+        with m.If(ready & (is_tm | is_om) & ~mem_checked):
             m.d.sync += [mem_checked.eq(1), mem_bad.eq(out_of_range)]
         # once checked the operands are final (nothing is in flight to them any more), so the
         # lanes come straight from the flip-flops
@@ -602,8 +634,13 @@ class Core(wiring.Component):
         toggle = issued ^ landed                  # counts that change (+1 or -1)
         next_lo = count_lo ^ toggle
         next_hi = count_hi ^ (toggle & ((issued & count_lo) | (landed & ~count_lo)))
-        m.d.sync += [count_lo.eq(next_lo), count_hi.eq(next_hi),
-                     swap_idle.eq((next_lo | next_hi)[BANK_SWAP.first:BANK_SWAP.last + 1] == 0)]
+        m.d.sync += [count_lo.eq(next_lo), count_hi.eq(next_hi)]
+        # swap_idle from this cycle's counts and issue (not the next counts, which wait for
+        # the issue decision and the count update): a write landing now keeps it low a cycle
+        # longer, never too short
+        swap_written = (count_lo | count_hi)[BANK_SWAP.first:BANK_SWAP.last + 1] != 0
+        swap_issued = issued_write & (dst >= BANK_SWAP.first) & (dst <= BANK_SWAP.last)
+        m.d.sync += swap_idle.eq(~swap_written & ~swap_issued)
         for bit, plane in enumerate(latency_planes):
             m.d.sync += plane.eq(Mux(i_dec.latency[bit], plane | issued, plane & ~issued))
         m.d.sync += [outlook_due.eq(issued_write & is_div_x), outlook_dst.eq(dst)]
@@ -636,7 +673,8 @@ class Core(wiring.Component):
         # the valid bits depend on redirects and faults (the late signals), which keeps those
         # off the enables of a few hundred flip-flops.
         with m.If(i_takes):
-            m.d.sync += [i_pc.eq(o_pc), i_dec.eq(o_dec), i_fetch_fault.eq(o_fetch_fault),
+            m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
+                         i_pc.eq(o_pc), i_dec.eq(o_dec),
                          i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
         with m.If(o_takes):
             m.d.sync += [o_pc.eq(d_pc), o_word.eq(d_word), o_fetch_fault.eq(d_fetch_fault)]
@@ -678,7 +716,12 @@ class Core(wiring.Component):
         ahead_pc = Signal(16)
         ahead_known = Signal()
         lookup_pc = Signal(16)          # where lookup_launch launches from
+        # (and the address after each: fetch goes on from there without an adder after start)
+        ahead_after = Signal(16)
+        lookup_after = Signal(16)
+        launch_after = Signal(16)
         m.d.sync += [ahead_entry.eq(self.start_entry), ahead_pc.eq(entry_pc[self.start_entry]),
+                     ahead_after.eq(entry_pc[self.start_entry] + 1),
                      ahead_known.eq(entry_known.bit_select(self.start_entry, 1)
                                     & ~self.imem_we)]
         m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done
@@ -691,12 +734,13 @@ class Core(wiring.Component):
             m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), o_valid.eq(0),
                          i_valid.eq(0)]
             with m.If(self.start_direct):
-                m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc)]
+                m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc),
+                             launch_after.eq(self.start_pc + 1)]
             with m.Elif(ahead_known & (ahead_entry == self.start_entry)):
-                m.d.comb += [launch.eq(1), launch_pc.eq(ahead_pc)]
+                m.d.comb += [launch.eq(1), launch_pc.eq(ahead_pc), launch_after.eq(ahead_after)]
             with m.Elif(entry_known.bit_select(self.start_entry, 1)):
                 m.d.sync += [lookup_launch.eq(1), lookup_pc.eq(entry_pc[self.start_entry]),
-                             running.eq(0)]
+                             lookup_after.eq(entry_pc[self.start_entry] + 1), running.eq(0)]
             with m.Else():
                 m.d.sync += [lookup.eq(1), entry_index.eq(self.start_entry), running.eq(0)]
         with m.If(lookup):
@@ -708,14 +752,15 @@ class Core(wiring.Component):
             user_entry = ram_r.data[:16]
             resolved = Mux(user_entry >= USER_CODE_BASE, user_entry, rom_r.data[:16])
             m.d.sync += [lookup_done.eq(0), lookup_launch.eq(1), lookup_pc.eq(resolved),
+                         lookup_after.eq(resolved + 1),
                          entry_pc[entry_index].eq(resolved),
                          entry_known.bit_select(entry_index, 1).eq(1)]
         with m.If(lookup_launch):
-            m.d.comb += [launch.eq(1), launch_pc.eq(lookup_pc)]
+            m.d.comb += [launch.eq(1), launch_pc.eq(lookup_pc), launch_after.eq(lookup_after)]
             m.d.sync += lookup_launch.eq(0)
         with m.If(launch):
             m.d.sync += [running.eq(1), d_valid.eq(1), o_valid.eq(0),
-                         i_valid.eq(0), f_pc.eq(launch_pc + 1)]
+                         i_valid.eq(0), f_pc.eq(launch_after)]
         with m.If(self.imem_we):                  # user code changed: entries may have too
             m.d.sync += entry_known.eq(0)
 
