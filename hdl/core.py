@@ -3,8 +3,10 @@
 Stages (ports and signals are prefixed by the stage they belong to)::
 
     F  fetch      the code address is presented to the firmware ROM and the user RAM
-    D  decode     the word arrives, is decoded (hdl/decode.py) and its register
-                  addresses go to the register file's read ports A and B
+    D  word       the word arrives and is registered (the block RAM's clock-to-out and the
+                  route from wherever the placer put it end here)
+    A  address    the word's register addresses go to the register file's read ports A and
+                  B; the word is decoded (hdl/decode.py)
     O  operands   the register file's data arrive (the write landing now is forwarded into
                   them) and are registered: the block RAMs' clock-to-out stays out of I
     I  issue      operands (forwarded from the writeback bus when a write lands now), hazards
@@ -26,7 +28,7 @@ operand whose x is 0 decides from the outlook without waiting. Writes to differe
 complete out of order, so at issue every
 instruction reserves the one cycle its result will use the write port in (``wb_slots``).
 
-A taken jump costs three bubbles (F, D and O are on the wrong path): the decision is
+A taken jump costs four bubbles (F, D, A and O are on the wrong path): the decision is
 registered before fetch is redirected, which keeps the operand-to-fetch path short for the
 clock. TMREAD and OMWRITE check their addresses in their first cycle without a hazard and send
 requests from the next (a registered check keeps operand values out of the issue decision).
@@ -100,6 +102,7 @@ class ScoreboardView(data.Struct):
     # conditional jump decided from the outlook)
     hazard: 1
     early_jump: 1
+    blocked: 1            # hazard or slot_taken: the instruction cannot issue
 
 
 class IssueClass(data.Struct):
@@ -244,9 +247,9 @@ class Core(wiring.Component):
         else:
             m.d.comb += [ram_r.addr.eq(f_addr[:len(ram_r.addr)]), ram_r.en.eq(f_enable)]
 
-        # --- D: register addresses -------------------------------------------------------------
-        # The word arrives from a block RAM late in the cycle (5.6 ns clock-to-out on ECP5):
-        # D only picks the two register addresses out of it, the decoding happens in O.
+        # --- D: the word arrives ---------------------------------------------------------------
+        # from a block RAM late in the cycle (5.6 ns clock-to-out on ECP5), and from a block
+        # RAM placed anywhere on the chip: D only registers it (with the fetch check).
         d_valid = Signal()
         d_word = Signal(InstructionLayout)
         d_from_user = Signal()
@@ -255,14 +258,19 @@ class Core(wiring.Component):
         d_fetch_fault = Signal()
         m.d.comb += d_fetch_fault.eq(Mux(d_from_user, d_pc[:15] >= self.user_words,
                                          d_pc >= len(self.rom_words)))
-        m.d.comb += [rf.ra_addr.eq(d_word.src1[:8]), rf.rb_addr.eq(b_address(d_word)[:8])]
 
-        # --- O: decode and operands (the register file's data arrive) -------------------------
+        # --- A: register addresses and decode ---------------------------------------------------
+        a_valid = Signal()
+        a_pc = Signal(16)
+        a_word = Signal(InstructionLayout)
+        a_fetch_fault = Signal()
+        m.d.comb += [rf.ra_addr.eq(a_word.src1[:8]), rf.rb_addr.eq(b_address(a_word)[:8]),
+                     decoder.word.eq(a_word)]
+
+        # --- O: operands (the register file's data arrive) ------------------------------------
         o_valid = Signal()
         o_pc = Signal(16)
-        o_word = Signal(InstructionLayout)
-        o_dec = decoder.decoded
-        m.d.comb += decoder.word.eq(o_word)
+        o_dec = Signal(Decoded)
         o_fetch_fault = Signal()
         o_first = Signal()                      # first cycle in O: operands come from the RF
         o_a_hold = Signal(VectorLayout)
@@ -393,8 +401,9 @@ class Core(wiring.Component):
             # redirect was the longest once the DIV outlook was registered)
             branch_waits = is_branch & ((dec.reads_a & view.a_hit & ~early_jump)
                                         | (dec.reads_b & view.b_hit))
-            m.d.comb += [view.hazard.eq((a_waits & ~early_jump) | b_waits | waw | branch_waits),
-                         view.early_jump.eq(early_jump)]
+            hazard = (a_waits & ~early_jump) | b_waits | waw | branch_waits
+            m.d.comb += [view.hazard.eq(hazard), view.early_jump.eq(early_jump),
+                         view.blocked.eq(hazard | view.slot_taken)]
 
         def view_of_o():
             """I's view of O's instruction for next cycle (O moves into I)."""
@@ -504,22 +513,22 @@ class Core(wiring.Component):
         # every stage behind I, so it is kept a few gates deep.
         c = i_class
         ok = i_valid & ~error
-        free = ok & ~hazard
-        go_alu = c.alu & ~slot_taken & ~divider_busy
+        free = ok & ~i_sb.blocked               # (no hazard, the write port free if needed)
+        go_alu = c.alu & ~divider_busy
         # the only FC errors THEIA code can raise are those of CALL and RET, which always jump:
         # known from the stack state alone, so the compare of a conditional jump reaches only
         # the redirect, not the issue
-        go_flow = c.flow & ~slot_taken
+        go_flow = c.flow
         stack_fault = (c.call & fc.addr_full) | (c.ret & fc.addr_empty)
         mem_fault = (c.tm | c.om) & mem_checked & mem_bad
-        go_mem = mem_checked & ~mem_bad & mem_done & (c.om | (c.tm & ~slot_taken))
+        go_mem = mem_checked & ~mem_bad & mem_done & (c.om | c.tm)
         m.d.comb += [
             i_issue.eq((ok & c.returns & swap_idle)
                        | (free & (c.plain | go_alu | (go_flow & ~stack_fault) | go_mem))),
             alu_go.eq(free & (go_alu | (go_flow & c.ret) | (go_mem & c.tm))),
             fc.valid.eq(free & go_flow),
             fault.eq(ok & (c.fetch_fault | c.illegal
-                           | (~hazard & ((go_flow & stack_fault) | mem_fault)))),
+                           | (~i_sb.blocked & ((go_flow & stack_fault) | mem_fault)))),
             fault_code.eq(Mux(c.fetch_fault, CoreError.FETCH,
                               Mux(c.illegal, CoreError.ILLEGAL_INSTRUCTION,
                                   Mux(c.flow, CoreError.STACK, CoreError.MEMORY)))),
@@ -664,9 +673,14 @@ class Core(wiring.Component):
         # --- pipeline advance, redirects, start and end of routines ------------------------
         launch = Signal()                         # a routine's first word is fetched now
         launch_pc = Signal(16)
-        i_takes = ~i_valid | i_issue              # I can take O's instruction this cycle
-        o_takes = ~o_valid | i_takes              # O can take D's instruction this cycle
-        m.d.comb += f_enable.eq(running & (o_takes | ~d_valid) | lookup | launch)
+        # which stage can take the instruction of the one before it this cycle: written out
+        # flat, so that i_issue (late) meets a precomputed "a stage is empty" in one gate
+        # instead of rippling through each stage's valid bit to the fetch enable
+        i_takes = ~i_valid | i_issue
+        o_takes = (~o_valid | ~i_valid) | i_issue
+        a_takes = (~a_valid | ~o_valid | ~i_valid) | i_issue
+        m.d.comb += f_enable.eq(running & ((~d_valid | ~a_valid | ~o_valid | ~i_valid)
+                                           | i_issue) | lookup | launch)
         m.d.comb += f_addr.eq(Mux(launch, launch_pc, f_pc))
 
         # The stage registers load whenever the next stage takes, whatever else happens: only
@@ -677,19 +691,25 @@ class Core(wiring.Component):
                          i_pc.eq(o_pc), i_dec.eq(o_dec),
                          i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
         with m.If(o_takes):
-            m.d.sync += [o_pc.eq(d_pc), o_word.eq(d_word), o_fetch_fault.eq(d_fetch_fault)]
+            m.d.sync += [o_pc.eq(a_pc), o_dec.eq(decoder.decoded),
+                         o_fetch_fault.eq(a_fetch_fault)]
+        with m.If(a_takes):
+            m.d.sync += [a_pc.eq(d_pc), a_word.eq(d_word), a_fetch_fault.eq(d_fetch_fault)]
         m.d.sync += o_first.eq(o_takes)
         with m.If(f_enable):
             m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)
         with m.If(running & ~fault):
             with m.If(redirect | routine_end):
-                # discard what F, D and O hold: they are on the wrong path
-                m.d.sync += [d_valid.eq(0), o_valid.eq(0), i_valid.eq(0), f_pc.eq(redirect_pc)]
+                # discard what F, D, A and O hold: they are on the wrong path
+                m.d.sync += [d_valid.eq(0), a_valid.eq(0), o_valid.eq(0), i_valid.eq(0),
+                             f_pc.eq(redirect_pc)]
             with m.Else():
                 with m.If(i_takes):
                     m.d.sync += i_valid.eq(o_valid)
                 with m.If(o_takes):
-                    m.d.sync += o_valid.eq(d_valid)
+                    m.d.sync += o_valid.eq(a_valid)
+                with m.If(a_takes):
+                    m.d.sync += a_valid.eq(d_valid)
                 with m.If(f_enable):
                     m.d.sync += [d_valid.eq(1), f_pc.eq(f_pc + 1)]
             with m.If(routine_end):
@@ -702,7 +722,8 @@ class Core(wiring.Component):
 
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
-                         running.eq(0), d_valid.eq(0), o_valid.eq(0), i_valid.eq(0)]
+                         running.eq(0), d_valid.eq(0), a_valid.eq(0), o_valid.eq(0),
+                         i_valid.eq(0)]
 
         # start: from start_pc, from the cached entry, or after reading both tables' word.
         # The cached entry of ``start_entry`` is looked up a cycle ahead into registers (the
@@ -727,11 +748,12 @@ class Core(wiring.Component):
         m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done
                                  & ~lookup_launch)
         # The FC stacks are emptied one cycle after the start (the routine's first instruction
-        # reaches issue three cycles after it at the earliest); registering it keeps the path
+        # reaches issue four cycles after it at the earliest); registering it keeps the path
         # done -> start (chained routines) free of a loop through the engine's error output.
         m.d.sync += fc_start.eq(self.start & can_start)
         with m.If(self.start & can_start):
-            m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), o_valid.eq(0),
+            m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), a_valid.eq(0),
+                         o_valid.eq(0),
                          i_valid.eq(0)]
             with m.If(self.start_direct):
                 m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc),
@@ -759,7 +781,7 @@ class Core(wiring.Component):
             m.d.comb += [launch.eq(1), launch_pc.eq(lookup_pc), launch_after.eq(lookup_after)]
             m.d.sync += lookup_launch.eq(0)
         with m.If(launch):
-            m.d.sync += [running.eq(1), d_valid.eq(1), o_valid.eq(0),
+            m.d.sync += [running.eq(1), d_valid.eq(1), a_valid.eq(0), o_valid.eq(0),
                          i_valid.eq(0), f_pc.eq(launch_after)]
         with m.If(self.imem_we):                  # user code changed: entries may have too
             m.d.sync += entry_known.eq(0)
