@@ -72,12 +72,16 @@ class SharedReadPort(wiring.Component):
     """``n`` requesters sharing one synchronous read port.
 
     ``req[k]``: addresses (``addr_shape``), ``resp[k]``: the words (``data_shape``), one cycle
-    after the request is taken. Towards the memory: ``mem_addr``, ``mem_en`` (a request is taken
-    this cycle) and ``mem_data`` (the read port's data, one cycle after the address).
+    after the request is taken, or two with ``registered``: the memory's data are registered
+    before they are handed out (a memory of many block RAMs spread over the chip, whose read
+    multiplexer and routes take most of a cycle). Towards the memory: ``mem_addr``, ``mem_en``
+    (a request is taken this cycle) and ``mem_data`` (the read port's data, one cycle after the
+    address).
     """
 
-    def __init__(self, n, addr_shape, data_shape):
+    def __init__(self, n, addr_shape, data_shape, *, registered=False):
         self.n = n
+        self.registered = registered
         self.arbiter = RoundRobinArbiter(n, addr_shape)
         super().__init__({
             "req": In(stream.Signature(addr_shape)).array(n),
@@ -98,9 +102,16 @@ class SharedReadPort(wiring.Component):
         answer = Signal()                      # a word for ``answer_to`` is on mem_data
         answer_to = Signal.like(arb.grant)
         m.d.sync += [answer.eq(taken), answer_to.eq(arb.grant)]
+        data = self.mem_data
+        if self.registered:
+            answer_q = Signal()
+            answer_to_q = Signal.like(arb.grant)
+            data_q = Signal.like(self.mem_data)
+            m.d.sync += [answer_q.eq(answer), answer_to_q.eq(answer_to), data_q.eq(data)]
+            answer, answer_to, data = answer_q, answer_to_q, data_q
         for k in range(self.n):
             m.d.comb += [self.resp[k].valid.eq(answer & (answer_to == k)),
-                         self.resp[k].payload.eq(self.mem_data)]
+                         self.resp[k].payload.eq(data)]
         return m
 
 

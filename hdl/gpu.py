@@ -115,7 +115,9 @@ class Gpu(wiring.Component):
         m.submodules.dispatcher = dispatcher = Dispatcher(n, self.max_bands)
         m.submodules.scene_port = scene_port = SharedReadPort(
             n, range(self.max_triangles), TriangleLayout)
-        m.submodules.tmem_port = tmem_port = SharedReadPort(n + 1, 32, 32)
+        # (the texture store's words registered: up to 96 block RAMs all over the chip on the
+        # ULX3S, whose read multiplexer was a critical path; TMREAD waits a cycle more)
+        m.submodules.tmem_port = tmem_port = SharedReadPort(n + 1, 32, 32, registered=True)
         m.submodules.omem_arbiter = omem_arbiter = RoundRobinArbiter(n + 1, OutputWrite)
 
         num_triangles = Signal(16)
@@ -256,7 +258,10 @@ class Gpu(wiring.Component):
         m.d.comb += [tmem_w.addr.eq(offset), tmem_w.data.eq(host.wdata),
                      tmem_w.en.eq(is_write & texture_hit)]
         host_tm_req = tmem_port.req[n]
-        m.d.comb += [host_tm_req.valid.eq(is_read & texture_hit),
+        # a texture read is answered two cycles after it is taken (the shared port registers
+        # the words): no read is taken in the cycle between, so answers stay in order
+        texture_due = Signal()
+        m.d.comb += [host_tm_req.valid.eq(is_read & texture_hit & ~texture_due),
                      host_tm_req.payload.eq(offset)]
         with m.If(is_read & texture_hit):
             m.d.comb += host.ready.eq(host_tm_req.ready)
@@ -334,18 +339,24 @@ class Gpu(wiring.Component):
                 with m.Case(reg_index):
                     m.d.comb += register_value.eq(value)
 
-        # --- read answers: one cycle after the read is taken ----------------------------------
+        # --- read answers: one cycle after the read is taken (texture reads: two) -------------
         answer = Signal()
         answer_from = Signal(Region)
         answer_register = Signal(32)
-        m.d.sync += answer.eq(is_read & host.ready)
-        with m.If(texture_hit | output_hit | (region == Region.CONTROL)):
-            m.d.sync += answer_from.eq(region)
-        with m.Else():
-            m.d.sync += answer_from.eq(Region.NONE)
+        with m.If(is_read & texture_due):
+            m.d.comb += host.ready.eq(0)
+        read_taken = is_read & host.ready
+        m.d.sync += [answer.eq(read_taken), texture_due.eq(read_taken & texture_hit)]
+        with m.If(read_taken):
+            with m.If(texture_hit | output_hit | (region == Region.CONTROL)):
+                m.d.sync += answer_from.eq(region)
+            with m.Else():
+                m.d.sync += answer_from.eq(Region.NONE)
         m.d.sync += [
                      answer_register.eq(register_value)]
-        m.d.comb += host.rvalid.eq(answer)
+        # (texture words come a cycle later: the shared port registers them)
+        m.d.comb += host.rvalid.eq(Mux(answer_from == Region.TEXTURE,
+                                       tmem_port.resp[n].valid, answer))
         with m.Switch(answer_from):
             with m.Case(Region.CONTROL):
                 m.d.comb += host.rdata.eq(answer_register)

@@ -101,13 +101,23 @@ class HostDriver:
 
     async def read_many(self, addr, count):
         """``count`` words from ``addr`` on, one read per cycle (reads are pipelined)."""
+        return await self.read_each(range(addr, addr + count))
+
+    async def read_each(self, addrs):
+        """The words at ``addrs``, a read offered every cycle (reads are pipelined)."""
         ctx, bus = self.ctx, self.bus
+        addrs = list(addrs)
+        count = len(addrs)
         words = []
         ctx.set(bus.write, 0)
         issued = 0
+        cycles = 0
         while len(words) < count:
+            cycles += 1
+            if cycles > 100 + 10 * count:
+                raise RuntimeError(f"{count} reads gave {len(words)} answers in {cycles} cycles")
             ctx.set(bus.valid, issued < count)
-            ctx.set(bus.addr, addr + issued)
+            ctx.set(bus.addr, addrs[min(issued, count - 1)])
             accepted = issued < count and ctx.get(bus.ready)
             await ctx.tick()
             if accepted:

@@ -3,6 +3,8 @@ port routing each word back to the requester that asked for it, and the stream r
 
 import random
 
+import pytest
+
 from amaranth import Module, unsigned
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
@@ -112,12 +114,13 @@ def test_random_producers_with_backpressure():
     assert received == queues
 
 
-def test_shared_read_port_routes_answers_in_order():
+@pytest.mark.parametrize("registered", [False, True])
+def test_shared_read_port_routes_answers_in_order(registered):
     n, depth = 3, 64
     rng = random.Random(99)
     contents = [rng.getrandbits(32) for _ in range(depth)]
     m = Module()
-    m.submodules.port = port = SharedReadPort(n, range(depth), 32)
+    m.submodules.port = port = SharedReadPort(n, range(depth), 32, registered=registered)
     m.submodules.mem = mem = Memory(shape=unsigned(32), depth=depth, init=contents)
     rp = mem.read_port()
     m.d.comb += [rp.addr.eq(port.mem_addr), rp.en.eq(port.mem_en), port.mem_data.eq(rp.data)]
@@ -153,7 +156,9 @@ def test_shared_read_port_routes_answers_in_order():
     run(m, requesters)
     for k in range(n):
         assert answers[k] == [contents[a] for a in requests[k]]
-        assert answered_at[k] == taken_at[k], "an answer must come the cycle after its request"
+        delay = 1 if registered else 0
+        assert answered_at[k] == [c + delay for c in taken_at[k]], \
+            "an answer must come one cycle after its request (two when registered)"
 
 
 def test_stream_register_keeps_order_under_backpressure():

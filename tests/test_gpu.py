@@ -135,6 +135,11 @@ def test_host_registers_and_memories(rom):
             await bus.write(host_address(Region.OUTPUT, i), 0xB000_0000 + 3 * i)
         seen["texture"] = await bus.read_many(host_address(Region.TEXTURE), 17)
         seen["output"] = await bus.read_many(host_address(Region.OUTPUT), 12)
+        # texture reads (answered a cycle later than the others) mixed with other reads
+        seen["mixed"] = await bus.read_each([
+            host_address(Region.TEXTURE, 3), control(Reg.CORES), host_address(Region.OUTPUT, 1),
+            host_address(Region.TEXTURE, 4), host_address(Region.TEXTURE, 5),
+            control(Reg.NUM_TRIANGLES)])
         seen["unmapped"] = await bus.read(0x0500_0000)
         # a configuration row reaches every core when its z word is written
         for lane, word in enumerate((0x11, 0x22, 0x33)):
@@ -153,6 +158,7 @@ def test_host_registers_and_memories(rom):
     assert seen["clamped"] == (2, 3)
     assert seen["texture"] == [0xA000_0000 + i for i in range(16)] + [0]
     assert seen["output"] == [0xB000_0000 + 3 * i for i in range(12)]
+    assert seen["mixed"] == [0xA000_0003, 2, 0xB000_0003, 0xA000_0004, 0xA000_0005, 2]
     assert seen["unmapped"] == 0
     assert seen["config_rows"] == [(0x11 << 64) | (0x22 << 32) | 0x33] * 2
 
