@@ -258,10 +258,11 @@ class Gpu(wiring.Component):
         m.d.comb += [tmem_w.addr.eq(offset), tmem_w.data.eq(host.wdata),
                      tmem_w.en.eq(is_write & texture_hit)]
         host_tm_req = tmem_port.req[n]
-        # a texture read is answered two cycles after it is taken (the shared port registers
-        # the words): no read is taken in the cycle between, so answers stay in order
-        texture_due = Signal()
-        m.d.comb += [host_tm_req.valid.eq(is_read & texture_hit & ~texture_due),
+        # texture and output reads are answered two cycles after they are taken (their words
+        # are registered on the way out: each store is many block RAMs spread over the chip):
+        # no read is taken in the cycle between, so answers stay in order
+        slow_due = Signal()
+        m.d.comb += [host_tm_req.valid.eq(is_read & texture_hit & ~slow_due),
                      host_tm_req.payload.eq(offset)]
         with m.If(is_read & texture_hit):
             m.d.comb += host.ready.eq(host_tm_req.ready)
@@ -339,14 +340,17 @@ class Gpu(wiring.Component):
                 with m.Case(reg_index):
                     m.d.comb += register_value.eq(value)
 
-        # --- read answers: one cycle after the read is taken (texture reads: two) -------------
+        # --- read answers: one cycle after the read is taken (texture, output reads: two) -----
         answer = Signal()
         answer_from = Signal(Region)
         answer_register = Signal(32)
-        with m.If(is_read & texture_due):
+        with m.If(is_read & slow_due):
             m.d.comb += host.ready.eq(0)
         read_taken = is_read & host.ready
-        m.d.sync += [answer.eq(read_taken), texture_due.eq(read_taken & texture_hit)]
+        answer_late = Signal()                  # a texture / output read taken two cycles ago
+        omem_data = Signal(32)
+        m.d.sync += [answer.eq(read_taken), slow_due.eq(read_taken & (texture_hit | output_hit)),
+                     answer_late.eq(slow_due), omem_data.eq(omem_r.data)]
         with m.If(read_taken):
             with m.If(texture_hit | output_hit | (region == Region.CONTROL)):
                 m.d.sync += answer_from.eq(region)
@@ -354,14 +358,15 @@ class Gpu(wiring.Component):
                 m.d.sync += answer_from.eq(Region.NONE)
         m.d.sync += [
                      answer_register.eq(register_value)]
-        # (texture words come a cycle later: the shared port registers them)
-        m.d.comb += host.rvalid.eq(Mux(answer_from == Region.TEXTURE,
-                                       tmem_port.resp[n].valid, answer))
+        # (texture words come a cycle later from the shared port, which registers them;
+        # output words from ``omem_data``)
+        m.d.comb += host.rvalid.eq(Mux(answer_from == Region.TEXTURE, tmem_port.resp[n].valid,
+                                       Mux(answer_from == Region.OUTPUT, answer_late, answer)))
         with m.Switch(answer_from):
             with m.Case(Region.CONTROL):
                 m.d.comb += host.rdata.eq(answer_register)
             with m.Case(Region.TEXTURE):
                 m.d.comb += host.rdata.eq(tmem_port.resp[n].payload)
             with m.Case(Region.OUTPUT):
-                m.d.comb += host.rdata.eq(omem_r.data)
+                m.d.comb += host.rdata.eq(omem_data)
         return m

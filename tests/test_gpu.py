@@ -135,7 +135,7 @@ def test_host_registers_and_memories(rom):
             await bus.write(host_address(Region.OUTPUT, i), 0xB000_0000 + 3 * i)
         seen["texture"] = await bus.read_many(host_address(Region.TEXTURE), 17)
         seen["output"] = await bus.read_many(host_address(Region.OUTPUT), 12)
-        # texture reads (answered a cycle later than the others) mixed with other reads
+        # texture and output reads (answered a cycle later than the others) mixed with others
         seen["mixed"] = await bus.read_each([
             host_address(Region.TEXTURE, 3), control(Reg.CORES), host_address(Region.OUTPUT, 1),
             host_address(Region.TEXTURE, 4), host_address(Region.TEXTURE, 5),
