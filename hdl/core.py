@@ -24,9 +24,10 @@ the one in flight (a latency at least as long), so writes to a register land in 
 One exception saves most of a DIV's latency where it matters: for a DIV in flight the
 scoreboard also holds the outlook of lane x of its result (sign and zero-ness,
 hdl/div_outlook.py), and a conditional jump on lane x that compares that register with an
-operand whose x is 0 decides from the outlook without waiting. Writes to different registers
-complete out of order, so at issue every
-instruction reserves the one cycle its result will use the write port in (``wb_slots``).
+operand whose x is 0 decides from the outlook without waiting for the divider (the outlook
+is worked out in the cycle after the DIV issues, from its registered operands). Writes to
+different registers complete out of order, so at issue every instruction reserves the one
+cycle its result will use the write port in (``wb_slots``).
 
 A taken jump costs four bubbles (F, D, A and O are on the wrong path): the decision is
 registered before fetch is redirected, which keeps the operand-to-fetch path short for the
@@ -36,9 +37,10 @@ RETURN ends the routine at once (``done`` with the return value) unless a write 
 bank is still in flight; other writes land while the next routine runs, the scoreboard keeps
 them invisible. ``settled`` says
 the core is idle with nothing in flight (what a testbench waits for before reading registers).
-The next routine may start in the cycle of ``done``; its first word is fetched at once, and the
-entry table is looked up only the first time an entry is used (an ``imem`` write forgets the
-cached entries).
+The next routine may start in the cycle of ``done``; its first word is fetched at once when the
+entry was shown on ``start_entry`` the cycle before (the control unit always shows the routine
+it will start next), a cycle later otherwise; the entry table is looked up only the first time
+an entry is used (an ``imem`` write forgets the cached entries).
 
 An illegal instruction, a return-stack error, a fetch outside the code memories or a texture /
 output memory address out of range stops the core: ``error`` goes high with ``error_code``
@@ -350,7 +352,7 @@ class Core(wiring.Component):
         # (its two carry chains behind the forwarding were the critical path): until then
         # the register's outlook is unknown
         is_div_x = Signal()
-        m.d.comb += is_div_x.eq((i_dec.opcode == Op.DIV) & i_dec.wmask[2])
+        m.d.comb += is_div_x.eq(i_class.div & i_dec.wmask[2])
         outlook_due = Signal()          # a DIV writing lane x issued last cycle ...
         outlook_dst = Signal(8)         # ... to this register
 
@@ -383,8 +385,8 @@ class Core(wiring.Component):
             return (count > 1) | ((count == 1) & ~hit)
 
         def decide(view, dec, bx_zero):
-            """The view's ``hazard`` and ``early_jump`` for instruction ``dec`` (``bx_zero``: its
-            B operand's x is 0), from the view's other fields."""
+            """The view's ``hazard``, ``early_jump`` and ``blocked`` for instruction ``dec``
+            (``bx_zero``: its B operand's x is 0), from the view's other fields."""
             a_waits = dec.reads_a & is_pending(view.a_count, view.a_hit)
             b_waits = dec.reads_b & is_pending(view.b_count, view.b_hit)
             is_branch = dec.kind == Kind.BRANCH
@@ -498,9 +500,9 @@ class Core(wiring.Component):
 
         ready = i_valid & ~hazard & ~error
         # RETURN reads and writes nothing, so no hazard applies; deciding it from flip-flops
-        # (``i_returns``: a legal RETURN fetched without a fault) keeps done -> (control unit)
-        # -> start -> fetch, the path that chains routines, short. A swap write must land in
-        # this copy before the next flip.
+        # (``i_class.returns``: a legal RETURN fetched without a fault) keeps done -> (control
+        # unit) -> start -> fetch, the path that chains routines, short. A swap write must land
+        # in this copy before the next flip.
         m.d.comb += routine_end.eq(i_valid & ~error & i_class.returns & swap_idle)
         is_tm = i_class.tm
         is_om = i_class.om

@@ -11,8 +11,9 @@ the operands' magnitudes in all but extreme cases. With N = |a| << 17 and d = |b
                     result is non-zero with the sign sign(a) xor sign(b)
 * N >= 2^31 d:      the kept bits of q depend on the whole division: ``known`` = 0
 
-Combinational; the core records it for the DIV's destination (lane x) at issue and lets a
-conditional jump on lane x against a zero operand use it instead of waiting for the divider.
+Combinational; the core works it out in the cycle after a DIV issues (from its registered
+lane-x operands), records it for the DIV's destination (lane x) and lets a conditional jump on
+lane x against a zero operand use it instead of waiting for the divider.
 """
 
 from amaranth import Module, Mux
