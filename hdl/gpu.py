@@ -360,8 +360,8 @@ class Gpu(wiring.Component):
                      answer_register.eq(register_value)]
         # (texture words come a cycle later from the shared port, which registers them;
         # output words from ``omem_data``)
-        m.d.comb += host.rvalid.eq(Mux(answer_from == Region.TEXTURE, tmem_port.resp[n].valid,
-                                       Mux(answer_from == Region.OUTPUT, answer_late, answer)))
+        slow = (answer_from == Region.TEXTURE) | (answer_from == Region.OUTPUT)
+        m.d.comb += host.rvalid.eq(Mux(slow, answer_late, answer))
         with m.Switch(answer_from):
             with m.Case(Region.CONTROL):
                 m.d.comb += host.rdata.eq(answer_register)
