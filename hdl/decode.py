@@ -11,12 +11,14 @@ from amaranth.lib.wiring import In, Out
 from hdl.isa import (OPS, Kind, Op, InstructionLayout, NUM_REGS, SWIZZLES, BANK_CONFIG,
                      BANK_OUTPUT)
 
-__all__ = ["Decoded", "Decoder", "KIND_BITS"]
+__all__ = ["Decoded", "Decoder", "KIND_BITS", "LATENCY_RANK_BITS"]
 
 assert all(bool(op & 0x40) == info.type2 for op, info in OPS.items()), \
     "type II opcodes are those with bit 6 set"
 
 KIND_BITS = max(Kind).bit_length()
+#: the scoreboard's WAW rule needs the order of latencies only: up to 8 distinct ones
+LATENCY_RANK_BITS = 3
 
 
 def b_address(word):
@@ -42,6 +44,7 @@ class Decoded(data.Struct):
     writes_reg: 1             # ... and is a register EXE writes (not configuration/output)
     wmask: 3                  # lanes written: bit 2 = x, bit 1 = y, bit 0 = z
     latency: 6                # ALU-kind: cycles until the result leaves the vector ALU
+    latency_rank: LATENCY_RANK_BITS   # ... its rank among the ALU's distinct latencies (same order)
     alu_op: 7                 # the opcode the vector ALU executes (TMREAD: COPY, RET: SETX)
 
 
@@ -56,7 +59,16 @@ class Decoder(wiring.Component):
 
     def __init__(self, latency_of):
         self._latency_of = latency_of
+        # the scoreboard keeps the order of latencies, not their values: a rank is 3 bits
+        latencies = sorted({latency_of(op) for op, info in OPS.items() if info.kind == Kind.ALU})
+        if len(latencies) > 1 << LATENCY_RANK_BITS:
+            raise ValueError(f"{len(latencies)} distinct ALU latencies do not fit latency_rank")
+        self._rank = {latency: rank for rank, latency in enumerate(latencies)}
         super().__init__()
+
+    def _latency(self, d, op):
+        latency = self._latency_of(op)
+        return [d.latency.eq(latency), d.latency_rank.eq(self._rank[latency])]
 
     def elaborate(self, platform):
         m = Module()
@@ -84,13 +96,11 @@ class Decoder(wiring.Component):
                             d.wmask.eq(info.wmask),
                         ]
                         if info.kind == Kind.ALU:
-                            m.d.comb += d.latency.eq(self._latency_of(op))
+                            m.d.comb += self._latency(d, op)
                         elif info.kind == Kind.TMREAD:     # the loaded vector enters as COPY
-                            m.d.comb += [d.latency.eq(self._latency_of(Op.COPY)),
-                                         d.alu_op.eq(Op.COPY)]
+                            m.d.comb += [*self._latency(d, Op.COPY), d.alu_op.eq(Op.COPY)]
                         elif info.kind == Kind.RET:        # DST.x = IMM enters as SETX
-                            m.d.comb += [d.latency.eq(self._latency_of(Op.SETX)),
-                                         d.alu_op.eq(Op.SETX)]
+                            m.d.comb += [*self._latency(d, Op.SETX), d.alu_op.eq(Op.SETX)]
                         checks = []
                         if info.dst_reg:
                             checks.append(w.dst < NUM_REGS)

@@ -19,8 +19,10 @@ memory sees one read per triangle per core, which 8 cores with a ~20-cycle MAIN 
 The first triangle of a band is read as soon as the band is taken (during rows 6/7) and written
 during INITIAL .. RGU.
 
-The buffer shifts down by one row per write (row 0 always goes out): a 2:1 choice per flop
-instead of a 7:1 row multiplexer.
+The buffer only loads (its flip-flops' enables, no logic in front of them); the row going out is
+picked by ``copy_rows`` (rows already in the copy), a registered select of a 7:1 multiplexer on
+96 bits. (It used to shift down a row per write: a 2:1 choice in front of each of its 672
+flip-flops, twice the LUTs of the multiplexer.)
 
 The band ends at ``band_done`` or when the core stops with an error (``core_error``: then
 ``error`` pulses once); the unit is idle again and drops the answer of a read still in flight.
@@ -42,7 +44,6 @@ ROWS_PER_TRIANGLE = 7
 SLOT_ROWS = 8
 #: one scene memory word: a triangle's rows V0 UV0 V1 UV1 V2 UV2 DIFFUSE (row 0 lowest)
 TriangleLayout = data.ArrayLayout(VectorLayout, ROWS_PER_TRIANGLE)
-_ROW_BITS = VectorLayout.as_shape().size
 _INITIAL_ROW = reg("CREG_PIXEL_2D_INITIAL_POSITION")
 _FINAL_ROW = reg("CREG_PIXEL_2D_FINAL_POSITION")
 assert [reg(n) for n in ("CREG_V0", "CREG_UV0", "CREG_V1", "CREG_UV1", "CREG_V2", "CREG_UV2",
@@ -109,15 +110,15 @@ class IoUnit(wiring.Component):
             m.d.sync += next_triangle.eq(Mux(next_triangle + 1 >= self.num_triangles, 0,
                                              next_triangle + 1))
 
-        # buffer -> IO copy, row 0 first; the buffer shifts down one row per write
+        # buffer -> IO copy, row 0 first: row ``copy_rows`` goes out (when a row is written,
+        # copy_rows + buffer_rows = 7)
         row_write = Signal()
         m.d.comb += row_write.eq(writing & (buffer_rows != 0)
                                  & (copy_rows != ROWS_PER_TRIANGLE))
         with m.If(self.scene_resp.valid & fetching):
             m.d.sync += [buffer.eq(self.scene_resp.payload), buffer_rows.eq(ROWS_PER_TRIANGLE)]
         with m.Elif(row_write & self.io_ready):
-            m.d.sync += [buffer.as_value().eq(buffer.as_value()[_ROW_BITS:]),
-                         buffer_rows.eq(buffer_rows - 1)]
+            m.d.sync += buffer_rows.eq(buffer_rows - 1)
 
         m.d.comb += self.tri_ready.eq(writing & (copy_rows == ROWS_PER_TRIANGLE))
         with m.If(self.tri_ready & self.tri_flip):
@@ -153,7 +154,7 @@ class IoUnit(wiring.Component):
             with m.State("STREAM"):
                 m.d.comb += [self.io_valid.eq(row_write),
                              self.io_addr.eq(TRIANGLE_FIRST_REG + copy_rows),
-                             self.io_data.eq(buffer[0])]
+                             self.io_data.eq(buffer[copy_rows])]
                 with m.If(self.band_done | self.core_error):
                     m.d.comb += self.error.eq(self.core_error & ~self.band_done)
                     m.d.sync += [fetching.eq(0), writing.eq(0)]

@@ -1,26 +1,33 @@
-"""Pipelined sign-magnitude 32x32 multiplier (theia-isa.md §4 ``mul``/``imul``).
+"""Pipelined 32x32 multiplier (theia-isa.md §4 ``mul``/``imul``).
 
 Computes ``sim.fixed.mul64(a, b)`` when ``scaled`` is 1 and ``sim.fixed.imul64(a, b)`` when it is
 0: the 64-bit two's complement value of ``±(|a| * |b|) >> (17 if scaled else 0)``, negated when
 exactly one operand is negative (so it rounds toward zero).
 
-Pipeline, LATENCY = 4 cycles, one new operation every cycle, never stalls:
+It works on the signed operands directly: with P = a * b (exact in 64 bits), the product
+rounded toward zero is P >> 17 for P >= 0 and (P + 2**17 - 1) >> 17 for P < 0 (arithmetic
+shifts), and P < 0 only when the signs differ (a zero P gains nothing from the bias). So no
+magnitudes and no negate: the bias rides in the partial-product sum (below).
 
-1. magnitudes |a|, |b| and the result sign (a 32-bit negate each);
-2. four 16x16 unsigned partial products, each one ECP5 MULT18X18D (Yosys ``mul2dsp`` maps a
-   16x16 ``*`` onto one DSP); registered right after the DSP so no adder follows it in the
-   same cycle;
-3. the three-term sum of the partial products (carry-save layer + one 64-bit adder);
-4. the optional ``>> SCALE`` (wiring) and the conditional negate (one 64-bit adder).
+Pipeline, LATENCY = 3 cycles, one new operation every cycle, never stalls:
+
+1. the operands registered (they arrive behind the ALU's operand multiplexers);
+2. four 16x16 partial products with a = ah * 2**16 + al (ah signed, al unsigned), each one ECP5
+   MULT18X18D (Yosys ``mul2dsp``: 17x17 signed fits an 18x18 DSP); registered right after the
+   DSP so no adder follows it in the same cycle;
+3. ll + hh * 2**32 (a concatenation: ll is non-negative and below 2**32) + (lh + hl) * 2**16
+   + bias as one carry-save layer and one 64-bit adder, then the optional ``>> SCALE``
+   (wiring). The bias 2**17 - 1 = 0xFFFF + 0xFFFF + 1 takes no extra term: its two 0xFFFF sit in
+   the empty low 16 bits of the lh and hl terms, the 1 in the carry vector's empty bit 0.
 
 ``o_valid``/``o_tag`` are ``i_valid``/``i_tag`` delayed by LATENCY cycles. Datapath registers have
 no reset (only ``valid`` does): the result is defined whenever ``o_valid`` is.
 
-Measured (Yosys synth_ecp5, nextpnr-ecp5 out of context, LFE5U-85F speed 6): 4 MULT18X18D,
-254 LUT4 + 88 CCU2C, 346 FF + 4 per tag bit, ~135 MHz.
+(The first version took magnitudes, multiplied unsigned and negated the 64-bit result: 254
+LUT4 + 88 CCU2C, 346 FF and 4 cycles. Measured now: see docs/fpga.md.)
 """
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -29,16 +36,18 @@ from hdl.isa import SCALE
 __all__ = ["Multiplier", "carry_save_add"]
 
 
-def carry_save_add(m, x, y, z, width):
-    """x + y + z (mod 2**width) as one 3:2 carry-save layer and one carry-propagate adder.
+def carry_save_add(m, x, y, z, width, carry_in=0):
+    """x + y + z + carry_in (mod 2**width; carry_in one bit) as one 3:2 carry-save layer and
+    one carry-propagate adder.
 
-    Yosys would otherwise chain two carry chains; the CSA layer costs one LUT per bit.
+    Yosys would otherwise chain two carry chains; the CSA layer costs one LUT per bit, and the
+    carry vector's empty bit 0 takes ``carry_in`` for free.
     """
     sum_bits = Signal(width)
     carry_bits = Signal(width)
     m.d.comb += [
         sum_bits.eq(x ^ y ^ z),
-        carry_bits.eq(Cat(0, ((x & y) | (x & z) | (y & z))[:width - 1])),
+        carry_bits.eq(Cat(carry_in, ((x & y) | (x & z) | (y & z))[:width - 1])),
     ]
     return (sum_bits + carry_bits)[:width]
 
@@ -50,7 +59,7 @@ class Multiplier(wiring.Component):
     ``o_valid, o_p[64], o_tag[tag_width]`` out, LATENCY cycles later.
     """
 
-    LATENCY = 4
+    LATENCY = 3
 
     def __init__(self, tag_width=0):
         self.tag_width = tag_width
@@ -63,50 +72,49 @@ class Multiplier(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        stages = self.LATENCY
 
-        # control that travels with the data: valid (reset), tag, sign, scaled (no reset)
-        valid = [Signal(name=f"valid{s}") for s in range(1, 5)]
-        tag = [Signal(self.tag_width, name=f"tag{s}", reset_less=True) for s in range(1, 5)]
-        negative = [Signal(name=f"negative{s}", reset_less=True) for s in range(1, 4)]
-        scaled = [Signal(name=f"scaled{s}", reset_less=True) for s in range(1, 4)]
+        # control that travels with the data: valid (reset), tag, "round up", scaled (no reset)
+        valid = [Signal(name=f"valid{s}") for s in range(1, stages + 1)]
+        tag = [Signal(self.tag_width, name=f"tag{s}", reset_less=True)
+               for s in range(1, stages + 1)]
+        scaled = [Signal(name=f"scaled{s}", reset_less=True) for s in range(1, stages)]
+        round_up = [Signal(name=f"round_up{s}", reset_less=True) for s in range(1, stages)]
         m.d.sync += [
-            valid[0].eq(self.i_valid), tag[0].eq(self.i_tag),
-            negative[0].eq(self.i_a[31] ^ self.i_b[31]), scaled[0].eq(self.i_scaled),
+            valid[0].eq(self.i_valid), tag[0].eq(self.i_tag), scaled[0].eq(self.i_scaled),
+            # a scaled product that may be negative is biased to round toward zero
+            round_up[0].eq(self.i_scaled & (self.i_a[31] ^ self.i_b[31])),
         ]
-        for s in range(1, 4):
+        for s in range(1, stages):
             m.d.sync += [valid[s].eq(valid[s - 1]), tag[s].eq(tag[s - 1])]
-        for s in range(1, 3):
-            m.d.sync += [negative[s].eq(negative[s - 1]), scaled[s].eq(scaled[s - 1])]
+        for s in range(1, stages - 1):
+            m.d.sync += [scaled[s].eq(scaled[s - 1]), round_up[s].eq(round_up[s - 1])]
 
-        # stage 1: magnitudes (|0x80000000| = 0x80000000 falls out of the 32-bit negate)
-        mag_a = Signal(32, reset_less=True)
-        mag_b = Signal(32, reset_less=True)
-        m.d.sync += [
-            mag_a.eq(Mux(self.i_a[31], -self.i_a, self.i_a)),
-            mag_b.eq(Mux(self.i_b[31], -self.i_b, self.i_b)),
-        ]
+        # stage 1: the operands
+        a = Signal(32, reset_less=True)
+        b = Signal(32, reset_less=True)
+        m.d.sync += [a.eq(self.i_a), b.eq(self.i_b)]
 
-        # stage 2: one DSP per 16x16 partial product
-        a_lo, a_hi = mag_a[:16], mag_a[16:]
-        b_lo, b_hi = mag_b[:16], mag_b[16:]
+        # stage 2: one DSP per 16x16 partial product (high halves signed, low halves unsigned)
+        a_lo, a_hi = a[:16], a[16:].as_signed()
+        b_lo, b_hi = b[:16], b[16:].as_signed()
         pp_ll = Signal(32, reset_less=True)
-        pp_lh = Signal(32, reset_less=True)
-        pp_hl = Signal(32, reset_less=True)
-        pp_hh = Signal(32, reset_less=True)
+        pp_lh = Signal(signed(33), reset_less=True)
+        pp_hl = Signal(signed(33), reset_less=True)
+        pp_hh = Signal(signed(32), reset_less=True)
         m.d.sync += [
             pp_ll.eq(a_lo * b_lo), pp_lh.eq(a_lo * b_hi),
             pp_hl.eq(a_hi * b_lo), pp_hh.eq(a_hi * b_hi),
         ]
 
-        # stage 3: |a|*|b| = ll + hh<<32 (no overlap: a concatenation) + lh<<16 + hl<<16
-        product = Signal(64, reset_less=True)
-        m.d.sync += product.eq(carry_save_add(
-            m, Cat(pp_ll, pp_hh), Cat(Const(0, 16), pp_lh), Cat(Const(0, 16), pp_hl), 64))
-
-        # stage 4: truncate (toward zero, before the sign) and apply the sign
-        magnitude = Mux(scaled[2], product >> SCALE, product)
+        # stage 3: the sum with the rounding bias, then the scale (wiring)
+        bias_half = Mux(round_up[-1], 0xFFFF, 0)
+        product = Signal(64)
+        m.d.comb += product.eq(carry_save_add(
+            m, Cat(pp_ll, pp_hh), Cat(bias_half, pp_lh, pp_lh[-1].replicate(15)),
+            Cat(bias_half, pp_hl, pp_hl[-1].replicate(15)), 64, carry_in=round_up[-1]))
         p = Signal(64, reset_less=True)
-        m.d.sync += p.eq(Mux(negative[2], -magnitude, magnitude))
+        m.d.sync += p.eq(Mux(scaled[-1], product.as_signed() >> SCALE, product))
 
-        m.d.comb += [self.o_valid.eq(valid[3]), self.o_tag.eq(tag[3]), self.o_p.eq(p)]
+        m.d.comb += [self.o_valid.eq(valid[-1]), self.o_tag.eq(tag[-1]), self.o_p.eq(p)]
         return m

@@ -10,14 +10,14 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
 
 * SIMPLE [1]: ADD SUB INC DEC INCX/Y/Z COPY ZERO MOD FRAC INTP NEG XCHANGEX/Y/Z UNSCALE RESCALE
   LEA SETX/Y/Z SWIZZLE3D - one adder per lane plus a result select, then the output register.
-* MULTIPLY [Multiplier.LATENCY = 4]: MUL IMUL MULP - the lane multipliers' low 32 bits.
-* PRODUCT_SUM [Multiplier.LATENCY + 1 = 5]: DOT CROSS - one more stage adds (DOT: three-term
+* MULTIPLY [Multiplier.LATENCY = 3]: MUL IMUL MULP - the lane multipliers' low 32 bits.
+* PRODUCT_SUM [Multiplier.LATENCY + 1 = 4]: DOT CROSS - one more stage adds (DOT: three-term
   carry-save sum) or subtracts (CROSS) the 64-bit products and takes ``fix``.
 * DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers; or,
   with ``dividers=1``, one divider shared by the lanes (hdl/serial_divider.py, latency 28): a
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
   cycles after it (the issuer must not send a DIV while ``div_ready`` is low).
-* MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 4 + 1 + 31 = 36]: MAG - the squares
+* MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 3 + 1 + 31 = 35]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
 
 Six multipliers: lanes x, y, z use multipliers 0, 1, 2 for MUL/IMUL/DOT/MAG (MULP uses 2 only);

@@ -121,9 +121,9 @@ def opcode_streams(rng, ops, count, dut):
 def check_latencies(dut):
     assert set(ALU_OPS) == {op for op, info in OPS.items() if info.kind == Kind.ALU}
     assert set(CLASS_OF) == set(ALU_OPS)
-    assert dut.latency(Op.ADD) == 1 and dut.latency(Op.MUL) == 4
-    assert dut.latency(Op.DOT) == dut.latency(Op.CROSS) == 5
-    assert dut.latency(Op.DIV) == 26 and dut.latency(Op.MAG) == 36
+    assert dut.latency(Op.ADD) == 1 and dut.latency(Op.MUL) == 3
+    assert dut.latency(Op.DOT) == dut.latency(Op.CROSS) == 4
+    assert dut.latency(Op.DIV) == 26 and dut.latency(Op.MAG) == 35
     with pytest.raises(ValueError, match="not an ALU-kind opcode"):
         dut.latency(Op.JMP)
     with pytest.raises(ValueError, match="not an ALU-kind opcode"):
