@@ -117,6 +117,7 @@ class IssueClass(data.Struct):
     plain: 1              # NOP, DEBUG
     alu: 1                # ALU-kind
     div: 1                # (with alu) DIV
+    mag: 1                # (with alu) MAG
     flow: 1               # BRANCH, JUMP, CALL, RET
     call: 1               # (with flow)
     ret: 1                # (with flow)
@@ -133,6 +134,7 @@ def issue_class(dec, fetch_fault):
                fine & ((kind == Kind.NOP) | (kind == Kind.DEBUG)),
                fine & (kind == Kind.ALU),
                fine & (kind == Kind.ALU) & (dec.opcode == Op.DIV),
+               fine & (kind == Kind.ALU) & (dec.opcode == Op.MAG),
                fine & ((kind == Kind.BRANCH) | (kind == Kind.JUMP) | (kind == Kind.CALL)
                        | (kind == Kind.RET)),
                fine & (kind == Kind.CALL),
@@ -146,7 +148,7 @@ class Counters(data.Struct):
     retired: 32
     stall_operand: 32     # RAW/WAW: waiting for a write in flight
     stall_writeback: 32   # the write port is taken in the cycle the result would need it
-                          # (or a shared divider is still busy with the previous DIV)
+                          # (or the shared divider / serial square root is still busy)
     stall_memory: 32      # TMREAD / OMWRITE waiting for memory
     bubbles: 32           # no instruction in issue (after jumps and at routine start)
     drain: 32             # RETURN waiting for the writes in flight
@@ -157,9 +159,10 @@ class Core(wiring.Component):
 
     Parameters: ``rom`` (64-bit words from address 0: the assembled firmware), ``user_words``
     (instruction RAM size), ``tmem_words``/``omem_words`` (address ranges checked by TMREAD /
-    OMWRITE), ``stack_depth``, ``div_bits_per_stage`` and ``dividers`` (the vector ALU's: 3 lane
-    dividers, or 1 shared by the lanes - hdl/serial_divider.py), ``lut_memories`` (user RAM
-    and swap memories in LUT RAM instead of block RAM).
+    OMWRITE), ``stack_depth``, ``div_bits_per_stage``, ``dividers`` and ``serial_sqrt`` (the
+    vector ALU's: 3 lane dividers, or 1 shared by the lanes - hdl/serial_divider.py; the
+    pipelined square root, or one root bit per cycle - hdl/serial_sqrt.py), ``lut_memories``
+    (user RAM and swap memories in LUT RAM instead of block RAM).
 
     Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
     ``start_direct``, ``start_pc`` (a code address); ``busy`` until the routine ends; then
@@ -169,7 +172,8 @@ class Core(wiring.Component):
     """
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
-                 stack_depth=8, div_bits_per_stage=2, dividers=3, lut_memories=False):
+                 stack_depth=8, div_bits_per_stage=2, dividers=3, serial_sqrt=False,
+                 lut_memories=False):
         self.rom_words = list(rom)
         self.user_words = user_words
         self.tmem_words = tmem_words
@@ -178,7 +182,7 @@ class Core(wiring.Component):
         # no tag travels through the ALU: where a result goes is kept with the write-port
         # reservations, which know it a cycle ahead
         self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
-                              dividers=dividers)
+                              dividers=dividers, serial_sqrt=serial_sqrt)
         self.max_latency = self.valu.max_latency
         super().__init__({
             "start": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
@@ -477,9 +481,10 @@ class Core(wiring.Component):
         early_jump = i_sb.early_jump
         slot_taken = i_sb.slot_taken
 
-        # a shared divider (dividers=1) still busy with the lanes of the previous DIV
-        divider_busy = Signal()
-        m.d.comb += divider_busy.eq(i_class.div & ~valu.div_ready)
+        # a shared divider (dividers=1) still busy with the lanes of the previous DIV, or the
+        # serial square root with the previous MAG
+        unit_busy = Signal()
+        m.d.comb += unit_busy.eq((i_class.div & ~valu.div_ready) | (i_class.mag & ~valu.mag_ready))
 
         kind = i_dec.kind
         i_issue = Signal()              # the instruction in I leaves I this cycle
@@ -517,7 +522,7 @@ class Core(wiring.Component):
         c = i_class
         ok = i_valid & ~error
         free = ok & ~i_sb.blocked               # (no hazard, the write port free if needed)
-        go_alu = c.alu & ~divider_busy
+        go_alu = c.alu & ~unit_busy
         # the only FC errors THEIA code can raise are those of CALL and RET, which always jump:
         # known from the stack state alone, so the compare of a conditional jump reaches only
         # the redirect, not the issue
@@ -805,6 +810,6 @@ class Core(wiring.Component):
                 m.d.sync += counters.drain.eq(counters.drain + 1)
             with m.Elif(is_tm | is_om):
                 m.d.sync += counters.stall_memory.eq(counters.stall_memory + 1)
-            with m.Elif(slot_taken | divider_busy):
+            with m.Elif(slot_taken | unit_busy):
                 m.d.sync += counters.stall_writeback.eq(counters.stall_writeback + 1)
         return m

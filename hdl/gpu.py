@@ -57,13 +57,14 @@ class Gpu(wiring.Component):
     """Parameters: ``rom`` (firmware words), ``cores``, ``max_triangles`` (scene memory
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
-    lanes, see hdl/serial_divider.py), ``narrow_stores`` (8-bit texture and output stores,
+    lanes, see hdl/serial_divider.py), ``serial_sqrt`` (per core: the MAG square root one root
+    bit per cycle, hdl/serial_sqrt.py, or pipelined), ``narrow_stores`` (8-bit texture and output stores,
     hdl/narrow_store.py: exact for 8-bit textures, the output read back as converted pixels),
     ``lut_memories`` (each core's user RAM and swap memories in LUT RAM: saves block RAMs)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
-                 dividers=1, narrow_stores=False, lut_memories=False):
+                 dividers=1, serial_sqrt=True, narrow_stores=False, lut_memories=False):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
         for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
@@ -86,7 +87,7 @@ class Gpu(wiring.Component):
         })
         self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
                                         omem_words=omem_words, dividers=dividers,
-                                        lut_memories=lut_memories)
+                                        serial_sqrt=serial_sqrt, lut_memories=lut_memories)
                              for _ in range(cores)]
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
         self.scene_mem = Memory(shape=unsigned(TriangleLayout.size),

@@ -62,16 +62,19 @@ class SerialDivider(wiring.Component):
         held_a = Signal(64, reset_less=True)        # (y, z), y in the low word
         held_b = Signal(64, reset_less=True)
         uniform = (a.x == a.y) & (a.x == a.z) & (b.x == b.y) & (b.x == b.z)
-        m.d.comb += self.o_ready.eq(passes_left == 0)
+        # ready = (passes_left == 0), kept as its own flip-flop: it feeds the core's issue
+        # decision
+        ready = Signal(init=1)
+        m.d.comb += self.o_ready.eq(ready)
         with m.If(passes_left == 0):
             m.d.comb += [unit.i_valid.eq(self.i_valid), unit.i_a.eq(a.x), unit.i_b.eq(b.x),
                          unit.i_tag.eq(Cat(self.i_tag, uniform))]
             m.d.sync += [held_a.eq(Cat(a.y, a.z)), held_b.eq(Cat(b.y, b.z))]
             with m.If(self.i_valid & ~uniform):
-                m.d.sync += passes_left.eq(2)
+                m.d.sync += [passes_left.eq(2), ready.eq(0)]
         with m.Else():
             m.d.comb += [unit.i_a.eq(held_a[:32]), unit.i_b.eq(held_b[:32])]
-            m.d.sync += [passes_left.eq(passes_left - 1),
+            m.d.sync += [passes_left.eq(passes_left - 1), ready.eq(passes_left == 1),
                          held_a.eq(held_a[32:]), held_b.eq(held_b[32:])]
 
         # output side: quotient, tag and broadcast delayed by one and by two cycles

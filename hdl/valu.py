@@ -19,6 +19,9 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
   cycles after it (the issuer must not send a DIV while ``div_ready`` is low).
 * MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 3 + 1 + 31 = 35]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
+  With ``serial_sqrt=True`` the square root computes one root bit per cycle
+  (hdl/serial_sqrt.py, same latency, a sixth of the logic): a MAG holds ``mag_ready`` low for the
+  30 cycles after it (the issuer must not send a MAG while it is low).
 
 Six multipliers: lanes x, y, z use multipliers 0, 1, 2 for MUL/IMUL/DOT/MAG (MULP uses 2 only);
 CROSS needs two products per lane, so multipliers 3, 4, 5 supply the subtrahends. The products
@@ -28,8 +31,9 @@ are at most 2**45 in magnitude (scaled), so the sum stage works on 48 bits: exac
 Ports: in ``i_valid``, ``i_op[7]`` (an ``hdl.isa.Op`` value), ``i_a``, ``i_b`` (VectorLayout),
 ``i_imm[32]`` (SETx value, SWIZZLE3D selector), ``i_pc[16]`` (LEA), ``i_tag[tag_width]``;
 out ``o_valid``, ``o_result`` (VectorLayout, the full vector: the lane write mask
-``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky), ``div_ready``
-(always 1 with three dividers).
+``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky; also set by a MAG
+sent while ``mag_ready`` is low), ``div_ready`` (always 1 with three dividers), ``mag_ready``
+(always 1 with the pipelined square root).
 A non-ALU opcode sent with ``i_valid`` goes down the SIMPLE class and yields (0, 0, 0).
 
 Measured with tag_width = 8 and the defaults (Yosys synth_ecp5 + nextpnr-ecp5 out of context,
@@ -48,6 +52,7 @@ from hdl.serial_divider import SerialDivider, serial_divider_latency, divider_pa
 from hdl.isa import LANES, ONE, OPS, SCALE, SWIZZLES, Kind, Op, VectorLayout
 from hdl.multiplier import Multiplier, carry_save_add
 from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
+from hdl.serial_sqrt import SerialSquareRoot
 
 __all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS"]
 
@@ -163,17 +168,18 @@ class VectorALU(wiring.Component):
     ``o_valid`` for an ALU-kind opcode; ``latencies`` maps each LatencyClass to its latency."""
 
     def __init__(self, tag_width=8, div_bits_per_stage=2, sqrt_bits_per_stage=1,
-                 isolate_idle_units=False, dividers=3):
+                 isolate_idle_units=False, dividers=3, serial_sqrt=False):
         if dividers not in (1, 3):
             raise ValueError(f"dividers must be 1 or 3, not {dividers!r}")
         self.tag_width = tag_width
         self.dividers = dividers
+        self.serial_sqrt = serial_sqrt
         self.isolate_idle_units = isolate_idle_units
         self.div_bits_per_stage = div_bits_per_stage
         self.sqrt_bits_per_stage = sqrt_bits_per_stage
         div_latency = (divider_latency(div_bits_per_stage) if dividers == 3
                        else serial_divider_latency(div_bits_per_stage))
-        root_latency = sqrt_latency(sqrt_bits_per_stage)
+        root_latency = SerialSquareRoot.LATENCY if serial_sqrt else sqrt_latency(sqrt_bits_per_stage)
         self.latencies = {
             LatencyClass.SIMPLE: 1,
             LatencyClass.MULTIPLY: Multiplier.LATENCY,
@@ -186,7 +192,7 @@ class VectorALU(wiring.Component):
             "i_valid": In(1), "i_op": In(7), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
             "i_imm": In(32), "i_pc": In(16), "i_tag": In(tag_width),
             "o_valid": Out(1), "o_result": Out(VectorLayout), "o_tag": Out(tag_width),
-            "collision": Out(1), "div_ready": Out(1),
+            "collision": Out(1), "div_ready": Out(1), "mag_ready": Out(1),
         })
 
     def latency(self, op):
@@ -200,6 +206,10 @@ class VectorALU(wiring.Component):
         """Cycles a DIV of operand vectors ``a``, ``b`` keeps the next DIV out (reference of
         ``div_ready``)."""
         return 1 if self.dividers == 3 else divider_passes(a, b)
+
+    def mag_cycles(self):
+        """Cycles a MAG keeps the next MAG out (reference of ``mag_ready``)."""
+        return SerialSquareRoot.BUSY_CYCLES + 1 if self.serial_sqrt else 1
 
     def elaborate(self, platform):
         m = Module()
@@ -359,7 +369,23 @@ class VectorALU(wiring.Component):
         outputs.append((LatencyClass.PRODUCT_SUM, sum_valid & ~sum_is_mag, sum_result, sum_tag))
 
         # --- MAGNITUDE ---------------------------------------------------------------------------
-        root = SquareRoot(tag_width=self.tag_width, bits_per_stage=self.sqrt_bits_per_stage)
+        if self.serial_sqrt:
+            root = SerialSquareRoot(tag_width=self.tag_width)
+            # a MAG's radicand reaches the square root Multiplier.LATENCY + 1 cycles after the
+            # MAG issues, so the next MAG may issue mag_cycles() after it: counted at issue
+            # (``mag_ready`` is a flip-flop: it feeds the core's issue decision)
+            mag_wait = Signal(range(SerialSquareRoot.BUSY_CYCLES + 1))
+            mag_ready = Signal(init=1)
+            with m.If(self.i_valid & (op == Op.MAG)):
+                m.d.sync += [mag_wait.eq(SerialSquareRoot.BUSY_CYCLES), mag_ready.eq(0)]
+            with m.Elif(mag_wait != 0):
+                m.d.sync += [mag_wait.eq(mag_wait - 1), mag_ready.eq(mag_wait == 1)]
+            m.d.comb += self.mag_ready.eq(mag_ready)
+            with m.If(root.overrun):
+                m.d.sync += self.collision.eq(1)
+        else:
+            root = SquareRoot(tag_width=self.tag_width, bits_per_stage=self.sqrt_bits_per_stage)
+            m.d.comb += self.mag_ready.eq(1)
         m.submodules.sqrt = root
         m.d.comb += [root.i_valid.eq(sum_valid & sum_is_mag), root.i_s.eq(radicand),
                      root.i_tag.eq(sum_tag)]

@@ -59,12 +59,12 @@ def run_model(program_words, regs, swap_io, flip, tmem, trace=None):
             "retired": core.stats.instructions, "error": error}
 
 
-def run_rtl_batch(cases, serve=None, dividers=3):
+def run_rtl_batch(cases, serve=None, **core_params):
     """Run ``cases`` = [(program words, regs, swap_io, flip, tmem)] one after another in one
-    simulation on a core with ``dividers`` lane dividers; return their outcomes (the same dict
-    as ``run_model``)."""
+    simulation on a core (``core_params``: its ALU options, e.g. ``dividers``); return their
+    outcomes (the same dict as ``run_model``)."""
     core = Core(ROM, user_words=USER_WORDS, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS,
-                dividers=dividers)
+                **core_params)
     memories = MemoryModel()
     outcomes = []
 
@@ -116,13 +116,13 @@ def differences(rtl, model):
     return problems
 
 
-def check_seeds(seeds, memory_heavy=False, serve=None, dividers=3):
+def check_seeds(seeds, memory_heavy=False, serve=None, **core_params):
     programs = [assemble(random_program(seed, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS,
                                         memory_heavy=memory_heavy), f"<random {seed}>")
                 for seed in seeds]
     states = [initial_state(seed) for seed in seeds]
     cases = [(p.words,) + s for p, s in zip(programs, states)]
-    rtl_outcomes = run_rtl_batch(cases, serve, dividers)
+    rtl_outcomes = run_rtl_batch(cases, serve, **core_params)
     failures = []
     for seed, (words, regs, swap_io, flip, tmem), rtl in zip(seeds, cases, rtl_outcomes):
         model = run_model(words, regs, swap_io, flip, tmem)
@@ -143,10 +143,11 @@ def test_random_programs_match_model():
 
 
 def test_random_programs_match_model_with_one_shared_divider():
-    """The same on a core whose three lanes share one divider (``dividers=1``, the ULX3S
-    configuration: a DIV of non-uniform operands keeps the next DIV out for two cycles)."""
+    """The same on a core whose three lanes share one divider and whose square root is serial
+    (``dividers=1, serial_sqrt=True``, the Gpu's and the ULX3S's configuration: a DIV of
+    non-uniform operands keeps the next DIV out for two cycles, a MAG the next MAG for 30)."""
     seeds = list(range(PROGRAMS, PROGRAMS + 60))
-    failures, _ = check_seeds(seeds, dividers=1)
+    failures, _ = check_seeds(seeds, dividers=1, serial_sqrt=True)
     assert not failures, "\n".join(failures[:10])
 
 

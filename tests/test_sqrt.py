@@ -1,11 +1,14 @@
-"""The pipelined MAG square root against sim.fixed.sqrt, streamed one operation per cycle."""
+"""The MAG square roots against sim.fixed.sqrt: the pipelined one streamed one operation per
+cycle, the serial one as fast as it takes them."""
 
 import random
 from math import isqrt
 
 import pytest
+from amaranth.sim import Simulator
 
 from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
+from hdl.serial_sqrt import SerialSquareRoot
 from sim import fixed as fx
 from tests.test_multiplier import TAG_WIDTH, stream
 
@@ -21,6 +24,8 @@ def sqrt_inputs(seed, count):
         for s in ((square >> 17) - 1, square >> 17, (square >> 17) + 1):
             if 0 <= s <= S_MAX:
                 edges.append(s)
+        # the largest radicand with this root: the remainder near 2 * root (the widest it gets)
+        edges.append(((root + 1) ** 2 - 1) >> 17)
     rng = random.Random(seed)
     values = list(edges)
     while len(values) < count:
@@ -62,3 +67,58 @@ def test_sqrt_default_stream():
 @pytest.mark.parametrize("bits_per_stage", [2, 3])
 def test_sqrt_other_stage_widths(bits_per_stage):
     run_sqrt(bits_per_stage, sqrt_inputs(6 + bits_per_stage, 600))
+
+
+def run_serial_sqrt(values, gaps):
+    """Feed ``values`` to the serial square root, operation k ``gaps[k]`` cycles after the one
+    before; check every root against the reference, exactly LATENCY cycles after its input;
+    return the ``overrun`` flag at the end."""
+    dut = SerialSquareRoot(tag_width=TAG_WIDTH)
+    starts = []
+    cycle = 0
+    for gap in gaps[:len(values)]:
+        cycle += gap
+        starts.append(cycle)
+    outputs = []
+
+    async def testbench(ctx):
+        pending = dict(zip(starts, range(len(values))))
+        for now in range(starts[-1] + dut.latency + 2):
+            index = pending.get(now)
+            ctx.set(dut.i_valid, index is not None)
+            if index is not None:
+                ctx.set(dut.i_s, values[index])
+                ctx.set(dut.i_tag, index)
+            await ctx.tick()
+            if ctx.get(dut.o_valid):
+                outputs.append((now + 1, ctx.get(dut.o_tag), ctx.get(dut.o_root)))
+        outputs.append(ctx.get(dut.overrun))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(testbench)
+    sim.run()
+    overrun = outputs.pop()
+    return outputs, starts, overrun
+
+
+def test_serial_sqrt_back_to_back_and_spaced():
+    values = sqrt_inputs(11, 300)
+    rng = random.Random(12)
+    gaps = [SerialSquareRoot.BUSY_CYCLES + 1 + rng.choice([0, 0, 0, 1, 7]) for _ in values]
+    outputs, starts, overrun = run_serial_sqrt(values, gaps)
+    assert not overrun
+    assert len(outputs) == len(values), "every operation comes out once"
+    mismatches = []
+    for (cycle, tag, root), start, value in zip(outputs, starts, values):
+        assert cycle == start + SerialSquareRoot.LATENCY, f"latency of tag {tag}"
+        assert tag == starts.index(start) % (1 << TAG_WIDTH)
+        if root != fx.sqrt(value):
+            mismatches.append((hex(value), hex(root), hex(fx.sqrt(value))))
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:5]}"
+    assert SerialSquareRoot.LATENCY == sqrt_latency(1)
+
+
+def test_serial_sqrt_flags_an_operation_while_busy():
+    _, _, overrun = run_serial_sqrt([4, 9], [1, SerialSquareRoot.BUSY_CYCLES])
+    assert overrun

@@ -48,22 +48,24 @@ def run_schedule(dut, issues, cycles):
     Each result must leave exactly ``dut.latency(op)`` cycles after its operation went in, with
     its tag; returns (checked, mismatches)."""
     due = {}
-    divider_free = 0
+    unit_free = {op: 0 for op in UNIT_READY}
     for cycle, operation in sorted(issues.items()):
         done = cycle + dut.latency(operation[0]) - 1
         assert done not in due, "the schedule itself collides"
         due[done] = cycle
-        if operation[0] == Op.DIV:
-            assert cycle >= divider_free, "the schedule sends a DIV while div_ready is low"
-            divider_free = cycle + dut.divider_cycles(operation[1], operation[2])
-    div_ready = []
+        if operation[0] in UNIT_READY:
+            assert cycle >= unit_free[operation[0]], \
+                f"the schedule sends a {Op(operation[0]).name} while its unit is busy"
+            unit_free[operation[0]] = cycle + unit_cycles(dut, operation)
+    ready = {op: [] for op in UNIT_READY}
     mismatches = []
     checked = []
 
     async def testbench(ctx):
         for cycle in range(cycles):
             operation = issues.get(cycle)
-            div_ready.append(ctx.get(dut.div_ready))
+            for op, port in UNIT_READY.items():
+                ready[op].append(ctx.get(getattr(dut, port)))
             if operation is None:
                 ctx.set(dut.i_valid, 0)
             else:
@@ -97,13 +99,28 @@ def run_schedule(dut, issues, cycles):
     sim.add_testbench(testbench)
     sim.run()
     assert len(checked) == len(issues)
-    # div_ready is low exactly while the reference says the divider is busy
-    busy = set()
-    for cycle, operation in issues.items():
-        if operation[0] == Op.DIV:
-            busy.update(range(cycle + 1, cycle + dut.divider_cycles(operation[1], operation[2])))
-    assert [c for c, ready in enumerate(div_ready) if not ready] == sorted(busy)
+    # div_ready (mag_ready) is low exactly while the reference says the divider (square root)
+    # is busy
+    for unit_op in UNIT_READY:
+        busy = set()
+        for cycle, operation in issues.items():
+            if operation[0] == unit_op:
+                busy.update(range(cycle + 1, cycle + unit_cycles(dut, operation)))
+        assert [c for c, r in enumerate(ready[unit_op]) if not r] == sorted(busy), \
+            UNIT_READY[unit_op]
     return checked, mismatches
+
+
+#: the opcodes whose unit may be busy for a while, and the port that says it is not
+UNIT_READY = {Op.DIV: "div_ready", Op.MAG: "mag_ready"}
+
+
+def unit_cycles(dut, operation):
+    """Cycles ``operation`` keeps the next one of its opcode out."""
+    op, a, b = operation[:3]
+    if op == Op.DIV:
+        return dut.divider_cycles(a, b)
+    return dut.mag_cycles() if op == Op.MAG else 1
 
 
 def opcode_streams(rng, ops, count, dut):
@@ -113,7 +130,7 @@ def opcode_streams(rng, ops, count, dut):
         for _ in range(count):
             operation = random_operation(rng, op)
             issues[cycle] = operation
-            cycle += dut.divider_cycles(operation[1], operation[2]) if op == Op.DIV else 1
+            cycle += unit_cycles(dut, operation)
         cycle += dut.max_latency
     return issues, cycle + 1
 
@@ -145,32 +162,37 @@ def test_every_opcode_streamed_back_to_back():
 
 def schedule(dut, operations):
     """Issue ``operations`` in order like the core does: an operation waits (a bubble) while its
-    result would leave in a cycle an earlier one already reserved. Returns (issues, cycles)."""
-    issues, taken, cycle, divider_free = {}, set(), 0, 0
+    result would leave in a cycle an earlier one already reserved, or while its unit (divider,
+    serial square root) is busy. Returns (issues, cycles, cycles spent waiting for a unit)."""
+    issues, taken, cycle = {}, set(), 0
+    unit_free = {op: 0 for op in UNIT_READY}
+    unit_waits = 0                      # cycles spent waiting for a busy divider/square root
     for operation in operations:
-        is_div = operation[0] == Op.DIV
-        while cycle + dut.latency(operation[0]) in taken or (is_div and cycle < divider_free):
+        op = operation[0]
+        while cycle + dut.latency(op) in taken or cycle < unit_free.get(op, 0):
+            unit_waits += cycle < unit_free.get(op, 0)
             cycle += 1
-        taken.add(cycle + dut.latency(operation[0]))
+        taken.add(cycle + dut.latency(op))
         issues[cycle] = operation
-        if is_div:
-            divider_free = cycle + dut.divider_cycles(operation[1], operation[2])
+        if op in UNIT_READY:
+            unit_free[op] = cycle + unit_cycles(dut, operation)
         cycle += 1
-    return issues, cycle + dut.max_latency + 1
+    return issues, cycle + dut.max_latency + 1, unit_waits
 
 
-@pytest.mark.parametrize("dividers", [3, 1])
-def test_mixed_stream_with_reserved_writeback_slots(dividers):
+@pytest.mark.parametrize("dividers, serial_sqrt", [(3, False), (1, True)])
+def test_mixed_stream_with_reserved_writeback_slots(dividers, serial_sqrt):
     """Random opcodes, all classes interleaved, issued through writeback-slot reservation
-    (and, with one shared divider, DIVs held back while ``div_ready`` is low)."""
-    dut = VectorALU(TAG_WIDTH, dividers=dividers)
+    (and, with one shared divider and the serial square root, DIVs and MAGs held back while
+    ``div_ready`` / ``mag_ready`` is low)."""
+    dut = VectorALU(TAG_WIDTH, dividers=dividers, serial_sqrt=serial_sqrt)
     rng = random.Random(12)
     operations = [random_operation(rng, rng.choice(ALU_OPS)) for _ in range(3000)]
-    issues, cycles = schedule(dut, operations)
+    issues, cycles, unit_waits = schedule(dut, operations)
     checked, mismatches = run_schedule(dut, issues, cycles)
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
     assert {CLASS_OF[op] for op in checked} == set(LatencyClass)
-    assert cycles < 1.5 * len(issues), "slot reservation should rarely stall"
+    assert cycles - unit_waits < 1.5 * len(issues), "slot reservation should rarely stall"
 
 
 MIN = 0x8000_0000
@@ -223,7 +245,7 @@ def test_directed_corner_cases():
     cases = directed_operations()
     for operation, expected in cases:
         assert alu_result(*operation) == expected, f"the spec value of {operation}"
-    issues, cycles = schedule(dut, [operation for operation, _ in cases])
+    issues, cycles, _ = schedule(dut, [operation for operation, _ in cases])
     checked, mismatches = run_schedule(dut, issues, cycles)
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
     assert len(checked) == len(cases)
