@@ -17,9 +17,11 @@ Interface towards the IO side (the GPU issue's triangle streamer attaches here):
   into the (new) IO copy. The flip is the only synchronisation between loading and computing.
 * ``num_triangles``: triangles per pixel (a band with 0 triangles runs no MAIN).
 
-Towards the core it drives ``start``/``start_entry`` and ``flip`` and watches ``done``,
-``result`` and ``error``. MAIN follows MAIN without a pause: in the cycle a MAIN returns, the
-next triangle (when loaded) is flipped in and MAIN started again. It also watches
+Towards the core it drives ``start``/``start_entry``, ``chain`` and ``flip`` and watches
+``done``, ``result`` and ``error``. MAIN follows MAIN without a pause: in the cycle a MAIN
+returns, the next triangle (when loaded) is flipped in and MAIN starts again - started by the
+core itself, told in advance by ``core_chain`` (registered state), so that the path RETURN ->
+next fetch address stays inside the core. It also watches
 ``error``: a core error stops the band (``error``; the core keeps its code/PC).
 Counters: ``io_wait_cycles`` (MAIN could start but the next triangle was not loaded yet) and
 ``pixels``.
@@ -45,6 +47,7 @@ class ControlUnit(wiring.Component):
 
     core_start: Out(1)
     core_start_entry: Out(4)
+    core_chain: Out(1)
     core_flip: Out(1)
     core_busy: In(1)
     core_done: In(1)
@@ -59,10 +62,10 @@ class ControlUnit(wiring.Component):
         hit = Signal()
         triangles_left = Signal(16)
         more_triangles = Signal()    # triangles_left > 1, registered (on the MAIN -> MAIN path)
-        # MAIN may follow MAIN at once: another triangle is due and loaded. Registered, so the
-        # path core done -> start -> fetch address has one gate of the control unit on it; a
-        # flip makes it false for a cycle (the IO side then shows the next triangle's state),
-        # and ``tri_ready`` only falls at a flip, so the register is never true too late.
+        # MAIN may follow MAIN at once: another triangle is due and loaded. Registered, so that
+        # ``core_chain`` is: a flip makes it false for a cycle (the IO side then shows the next
+        # triangle's state), and ``tri_ready`` only falls at a flip, so the register is never
+        # true too late.
         chain_main = Signal()
         m.d.sync += chain_main.eq(more_triangles & self.tri_ready & ~self.tri_flip)
         launched = Signal()          # the current state's routine has been started
@@ -118,13 +121,14 @@ class ControlUnit(wiring.Component):
                 with m.Else():
                     m.d.sync += io_wait.eq(io_wait + 1)
             with m.State("MAIN"):
+                m.d.comb += self.core_chain.eq(launched & chain_main)
                 def after_main(result):
                     m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1),
                                  more_triangles.eq(triangles_left > 2)]
                     with m.If(chain_main):
-                        # the next triangle is loaded: flip and start MAIN again at once
-                        m.d.comb += [self.tri_flip.eq(1), self.core_flip.eq(1),
-                                     self.core_start.eq(1)]
+                        # the next triangle is loaded: flip; the core starts MAIN again at once
+                        # (core_chain)
+                        m.d.comb += [self.tri_flip.eq(1), self.core_flip.eq(1)]
                         m.d.sync += launched.eq(1)
                     with m.Else():
                         _next("TRIANGLE")

@@ -143,6 +143,14 @@ def issue_class(dec, fetch_fault):
                fine & (kind == Kind.OMWRITE))
 
 
+class StageValid(data.Struct):
+    """The valid bits of the stages D, A, O, I."""
+    d: 1
+    a: 1
+    o: 1
+    i: 1
+
+
 class Counters(data.Struct):
     cycles: 32
     retired: 32
@@ -166,8 +174,11 @@ class Core(wiring.Component):
 
     Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
     ``start_direct``, ``start_pc`` (a code address); ``busy`` until the routine ends; then
-    ``done`` pulses with ``result`` (the RETURN value). ``flip`` (only while not busy) exchanges
-    the swap copies. ``io_*`` write configuration and swap rows (see RegisterFile);
+    ``done`` pulses with ``result`` (the RETURN value). While ``start_chain`` is high, the
+    routine of ``start_entry`` starts again in the cycle this one returns, without a ``start``
+    (the control unit's MAIN -> MAIN): it comes from flip-flops, so the path from the RETURN
+    to the next fetch address does not leave the core. ``flip`` (only while not busy, or with
+    ``done``) exchanges the swap copies. ``io_*`` write configuration and swap rows (see RegisterFile);
     ``imem_*`` writes the user instruction RAM (word index from 0x8000).
     """
 
@@ -185,7 +196,7 @@ class Core(wiring.Component):
                               dividers=dividers, serial_sqrt=serial_sqrt)
         self.max_latency = self.valu.max_latency
         super().__init__({
-            "start": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
+            "start": In(1), "start_chain": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
             "busy": Out(1), "done": Out(1), "result": Out(1), "settled": Out(1),
             "error": Out(1), "error_code": Out(3), "error_pc": Out(16),
             "flip": In(1), "swap_sel": Out(1),
@@ -218,7 +229,9 @@ class Core(wiring.Component):
 
         running = Signal()           # a routine is executing
         error = Signal()
-        routine_end = Signal()
+        # (kept as a net of its own: one LUT of four flip-flops, the start of the paths that
+        # chain routines; synthesis otherwise spreads it over shared gates)
+        routine_end = Signal(attrs={"keep": 1})
         can_start = Signal()         # a new routine may start (also in the cycle of ``done``)
         fc_start = Signal()
         m.d.comb += [self.busy.eq(running), self.error.eq(error), self.swap_sel.eq(rf.swap_sel),
@@ -681,14 +694,24 @@ class Core(wiring.Component):
         # --- pipeline advance, redirects, start and end of routines ------------------------
         launch = Signal()                         # a routine's first word is fetched now
         launch_pc = Signal(16)
-        # which stage can take the instruction of the one before it this cycle: written out
-        # flat, so that i_issue (late) meets a precomputed "a stage is empty" in one gate
-        # instead of rippling through each stage's valid bit to the fetch enable
+        # Which stage can take the instruction of the one before it this cycle: i_issue (late)
+        # meets "a stage from here to I is empty" in one gate. Those are flip-flops of their
+        # own (``hole_*``, from the stages' next valid bits): as ORs of the valid bits,
+        # synthesis chained them (o_takes -> a_takes -> fetch enable), the longest path.
+        next_valid = Signal(StageValid)
+        hole_o = Signal(init=1)         # O or I is empty
+        hole_a = Signal(init=1)         # A, O or I is empty
+        hole_f = Signal(init=1)         # D, A, O or I is empty
+        m.d.comb += next_valid.eq(Cat(d_valid, a_valid, o_valid, i_valid))   # (unless changed)
+        m.d.sync += [d_valid.eq(next_valid.d), a_valid.eq(next_valid.a),
+                     o_valid.eq(next_valid.o), i_valid.eq(next_valid.i),
+                     hole_o.eq(~next_valid.o | ~next_valid.i),
+                     hole_a.eq(~next_valid.a | ~next_valid.o | ~next_valid.i),
+                     hole_f.eq(~next_valid.as_value().all())]
         i_takes = ~i_valid | i_issue
-        o_takes = (~o_valid | ~i_valid) | i_issue
-        a_takes = (~a_valid | ~o_valid | ~i_valid) | i_issue
-        m.d.comb += f_enable.eq(running & ((~d_valid | ~a_valid | ~o_valid | ~i_valid)
-                                           | i_issue) | lookup | launch)
+        o_takes = hole_o | i_issue
+        a_takes = hole_a | i_issue
+        m.d.comb += f_enable.eq(running & (hole_f | i_issue) | lookup | launch)
         m.d.comb += f_addr.eq(Mux(launch, launch_pc, f_pc))
 
         # The stage registers load whenever the next stage takes, whatever else happens: only
@@ -709,17 +732,18 @@ class Core(wiring.Component):
         with m.If(running & ~fault):
             with m.If(redirect | routine_end):
                 # discard what F, D, A and O hold: they are on the wrong path
-                m.d.sync += [d_valid.eq(0), a_valid.eq(0), o_valid.eq(0), i_valid.eq(0),
-                             f_pc.eq(redirect_pc)]
+                m.d.comb += next_valid.eq(0)
+                m.d.sync += f_pc.eq(redirect_pc)
             with m.Else():
                 with m.If(i_takes):
-                    m.d.sync += i_valid.eq(o_valid)
+                    m.d.comb += next_valid.i.eq(o_valid)
                 with m.If(o_takes):
-                    m.d.sync += o_valid.eq(a_valid)
+                    m.d.comb += next_valid.o.eq(a_valid)
                 with m.If(a_takes):
-                    m.d.sync += a_valid.eq(d_valid)
+                    m.d.comb += next_valid.a.eq(d_valid)
                 with m.If(f_enable):
-                    m.d.sync += [d_valid.eq(1), f_pc.eq(f_pc + 1)]
+                    m.d.comb += next_valid.d.eq(1)
+                    m.d.sync += f_pc.eq(f_pc + 1)
             with m.If(routine_end):
                 m.d.sync += running.eq(0)
 
@@ -730,8 +754,8 @@ class Core(wiring.Component):
 
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
-                         running.eq(0), d_valid.eq(0), a_valid.eq(0), o_valid.eq(0),
-                         i_valid.eq(0)]
+                         running.eq(0)]
+            m.d.comb += next_valid.eq(0)
 
         # start: from start_pc, from the cached entry, or after reading both tables' word.
         # The cached entry of ``start_entry`` is looked up a cycle ahead into registers (the
@@ -758,11 +782,12 @@ class Core(wiring.Component):
         # The FC stacks are emptied one cycle after the start (the routine's first instruction
         # reaches issue four cycles after it at the earliest); registering it keeps the path
         # done -> start (chained routines) free of a loop through the engine's error output.
-        m.d.sync += fc_start.eq(self.start & can_start)
-        with m.If(self.start & can_start):
-            m.d.sync += [error.eq(0), self.error_code.eq(0), d_valid.eq(0), a_valid.eq(0),
-                         o_valid.eq(0),
-                         i_valid.eq(0)]
+        start = Signal()
+        m.d.comb += start.eq(self.start | (routine_end & self.start_chain))
+        m.d.sync += fc_start.eq(start & can_start)
+        with m.If(start & can_start):
+            m.d.sync += [error.eq(0), self.error_code.eq(0)]
+            m.d.comb += next_valid.eq(0)
             with m.If(self.start_direct):
                 m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc),
                              launch_after.eq(self.start_pc + 1)]
@@ -789,8 +814,8 @@ class Core(wiring.Component):
             m.d.comb += [launch.eq(1), launch_pc.eq(lookup_pc), launch_after.eq(lookup_after)]
             m.d.sync += lookup_launch.eq(0)
         with m.If(launch):
-            m.d.sync += [running.eq(1), d_valid.eq(1), a_valid.eq(0), o_valid.eq(0),
-                         i_valid.eq(0), f_pc.eq(launch_after)]
+            m.d.sync += [running.eq(1), f_pc.eq(launch_after)]
+            m.d.comb += next_valid.eq(StageValid.const({"d": 1}))
         with m.If(self.imem_we):                  # user code changed: entries may have too
             m.d.sync += entry_known.eq(0)
 

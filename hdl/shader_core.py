@@ -44,6 +44,7 @@ class ShaderCore(wiring.Component):
         m.submodules.control = ctl = self.control
         m.d.comb += [
             core.start.eq(ctl.core_start),
+            core.start_chain.eq(ctl.core_chain),
             core.start_direct.eq(0),
             core.start_entry.eq(ctl.core_start_entry),
             core.flip.eq(ctl.core_flip),
