@@ -320,9 +320,10 @@ class Core(wiring.Component):
         wb_ring = Memory(shape=WritebackTag, depth=1 << self.max_latency.bit_length(), init=[])
         m.submodules.wb_ring = wb_ring
         wb_now = Signal(range(wb_ring.depth))
-        m.d.sync += wb_now.eq(wb_now + 1)
+        wb_next = Signal(range(wb_ring.depth), init=1)     # wb_now + 1, without an adder
+        m.d.sync += [wb_now.eq(wb_now + 1), wb_next.eq(wb_next + 1)]
         wb_ring_r = wb_ring.read_port(domain="comb")
-        m.d.comb += wb_ring_r.addr.eq(wb_now + 1)
+        m.d.comb += wb_ring_r.addr.eq(wb_next)
         w_valid = wb_slots[0]
         w_tag = Signal(WritebackTag)            # what lands now: registered
         w_lands = Signal()
@@ -526,8 +527,6 @@ class Core(wiring.Component):
         is_tm = i_class.tm
         is_om = i_class.om
         a_lanes = [i_a.x, i_a.y, i_a.z]
-        i_a_reg_lanes = [i_a_reg.x, i_a_reg.y, i_a_reg.z]
-        i_b_reg_lanes = [i_b_reg.x, i_b_reg.y, i_b_reg.z]
 
         # The issue decision as one sum of products of flip-flops (the class flags, the
         # scoreboard view, the stack and memory sequencer state): it drives the enables of
@@ -599,22 +598,37 @@ class Core(wiring.Component):
             m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_checked.eq(0), mem_bad.eq(0)]
 
         # --- the flow-control stack engine decides every control transfer ----------------
-        compare = Signal()
-        lane_sel = i_dec.opcode[3:5]          # 01 x, 10 y, 11 z
-        lhs = Signal(signed(32))
-        rhs = Signal(signed(32))
-        with m.Switch(lane_sel):
-            for sel, n in ((1, 0), (2, 1), (3, 2)):
-                with m.Case(sel):
-                    m.d.comb += [lhs.eq(i_a_reg_lanes[n]), rhs.eq(i_b_reg_lanes[n])]
-        # A vs 0 from the outlook: lhs < 0 is "negative", lhs == 0 is "zero"
+        # A conditional jump compares I's operand flip-flops, but the compare is worked out a
+        # cycle early, on what those flip-flops load (O's operands when I takes, I's own
+        # forwarded ones when it stays), and registered (``compare_reg``): the compare's carry
+        # chain then stays off the path to the redirect. Both are computed; I's take picks one.
+        def relation(dec, a, b, name):
+            """Conditional jump ``dec``'s relation of lanes of vectors ``a`` and ``b``."""
+            lhs = Signal(signed(32), name=f"{name}_lhs")
+            rhs = Signal(signed(32), name=f"{name}_rhs")
+            with m.Switch(dec.opcode[3:5]):              # 01 x, 10 y, 11 z
+                for sel, lane in ((1, "x"), (2, "y"), (3, "z")):
+                    with m.Case(sel):
+                        m.d.comb += [lhs.eq(getattr(a, lane)), rhs.eq(getattr(b, lane))]
+            result = Signal(name=name)
+            with m.Switch(dec.opcode[:3]):
+                for rel, expr in ((0, lhs > rhs), (1, lhs < rhs), (2, lhs == rhs),
+                                  (3, lhs != rhs), (4, lhs >= rhs), (5, lhs <= rhs)):
+                    with m.Case(rel):
+                        m.d.comb += result.eq(expr)
+            return result
+        compare_reg = Signal()
+        o_compare = relation(o_dec, o_a, o_b, "o_compare")
+        i_compare = relation(i_dec, i_a, i_b, "i_compare")
+        # A vs 0 from the outlook: A < 0 is "negative", A == 0 is "zero"
         neg, zero = i_sb.negative, i_sb.zero
+        early = Signal()
         with m.Switch(i_dec.opcode[:3]):
-            for rel, expr, early in ((0, lhs > rhs, ~neg & ~zero), (1, lhs < rhs, neg),
-                                     (2, lhs == rhs, zero), (3, lhs != rhs, ~zero),
-                                     (4, lhs >= rhs, ~neg), (5, lhs <= rhs, neg | zero)):
+            for rel, value in ((0, ~neg & ~zero), (1, neg), (2, zero), (3, ~zero), (4, ~neg),
+                               (5, neg | zero)):
                 with m.Case(rel):
-                    m.d.comb += compare.eq(Mux(early_jump, early, expr))
+                    m.d.comb += early.eq(value)
+        compare = Mux(early_jump, early, compare_reg)
         fc_inst = Signal(US_FC_INST.layout)
         m.d.comb += [
             fc_inst.OP.eq(FcOp.JUMP),
@@ -717,6 +731,7 @@ class Core(wiring.Component):
         # The stage registers load whenever the next stage takes, whatever else happens: only
         # the valid bits depend on redirects and faults (the late signals), which keeps those
         # off the enables of a few hundred flip-flops.
+        m.d.sync += compare_reg.eq(Mux(i_takes, o_compare, i_compare))
         with m.If(i_takes):
             m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
                          i_pc.eq(o_pc), i_dec.eq(o_dec),
