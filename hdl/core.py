@@ -403,9 +403,10 @@ class Core(wiring.Component):
             """A reader waits unless the landing write is the last one in flight."""
             return (count > 1) | ((count == 1) & ~hit)
 
-        def decide(view, dec, bx_zero):
+        def decide(view, dec, bx_zero, entering):
             """The view's ``hazard``, ``early_jump`` and ``blocked`` for instruction ``dec``
-            (``bx_zero``: its B operand's x is 0), from the view's other fields."""
+            (``bx_zero``: its B operand's x is 0; ``entering``: its first cycle in I), from the
+            view's other fields."""
             a_waits = dec.reads_a & is_pending(view.a_count, view.a_hit)
             b_waits = dec.reads_b & is_pending(view.b_count, view.b_hit)
             is_branch = dec.kind == Kind.BRANCH
@@ -417,10 +418,12 @@ class Core(wiring.Component):
             # issues later with a latency at least as long), so results land in program order
             waw = (dec.writes_reg & is_pending(view.dst_count, view.dst_hit)
                    & ~(view.lands_after & (view.dst_count != 3)))
-            # A conditional jump compares flip-flops: an operand landing in its cycle makes it
-            # wait one (the path ALU result -> forwarding -> compare -> flow control ->
-            # redirect was the longest once the DIV outlook was registered)
-            branch_waits = is_branch & ((dec.reads_a & view.a_hit & ~early_jump)
+            # A conditional jump decides from a compare registered in the cycle before: it waits
+            # in its first cycle in I, and in a cycle an operand lands (the path ALU result ->
+            # forwarding -> compare -> flow control -> redirect was the longest once the DIV
+            # outlook was registered)
+            branch_waits = is_branch & ((Const(entering) & ~early_jump)
+                                        | (dec.reads_a & view.a_hit & ~early_jump)
                                         | (dec.reads_b & view.b_hit))
             hazard = (a_waits & ~early_jump) | b_waits | waw | branch_waits
             m.d.comb += [view.hazard.eq(hazard), view.early_jump.eq(early_jump),
@@ -457,7 +460,7 @@ class Core(wiring.Component):
             # (B.x = 0 is not looked at here: O's operands come from the register file's
             # block RAM late in the cycle; a jump right behind its DIV waits a cycle for the
             # outlook anyway, and decides early from I's view next cycle)
-            decide(view, o_dec, 0)
+            decide(view, o_dec, 0, entering=True)
             return view
 
         def view_of_i():
@@ -476,7 +479,7 @@ class Core(wiring.Component):
             with m.If(outlook_for(i_dec.src1[:8])):
                 m.d.comb += [view.known.eq(outlook.known), view.negative.eq(outlook.negative),
                              view.zero.eq(outlook.zero)]
-            decide(view, i_dec, i_b.x == 0)
+            decide(view, i_dec, i_b.x == 0, entering=False)
             return view
 
         i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
@@ -598,28 +601,30 @@ class Core(wiring.Component):
             m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_checked.eq(0), mem_bad.eq(0)]
 
         # --- the flow-control stack engine decides every control transfer ----------------
-        # A conditional jump compares I's operand flip-flops, but the compare is worked out a
-        # cycle early, on what those flip-flops load (O's operands when I takes, I's own
-        # forwarded ones when it stays), and registered (``compare_reg``): the compare's carry
-        # chain then stays off the path to the redirect. Both are computed; I's take picks one.
-        def relation(dec, a, b, name):
-            """Conditional jump ``dec``'s relation of lanes of vectors ``a`` and ``b``."""
-            lhs = Signal(signed(32), name=f"{name}_lhs")
-            rhs = Signal(signed(32), name=f"{name}_rhs")
-            with m.Switch(dec.opcode[3:5]):              # 01 x, 10 y, 11 z
-                for sel, lane in ((1, "x"), (2, "y"), (3, "z")):
-                    with m.Case(sel):
-                        m.d.comb += [lhs.eq(getattr(a, lane)), rhs.eq(getattr(b, lane))]
-            result = Signal(name=name)
-            with m.Switch(dec.opcode[:3]):
-                for rel, expr in ((0, lhs > rhs), (1, lhs < rhs), (2, lhs == rhs),
-                                  (3, lhs != rhs), (4, lhs >= rhs), (5, lhs <= rhs)):
-                    with m.Case(rel):
-                        m.d.comb += result.eq(expr)
-            return result
+        # A conditional jump compares I's operands, but from a flip-flop (``compare_reg``)
+        # loaded in the cycle before: every lane's "less" and "equal" of the forwarded
+        # operands, the jump's lane and relation picked last. So a conditional jump spends its
+        # first cycle in I waiting (``decide``), and the compare's carry chains stay off the
+        # path to the redirect. (MAIN's jumps wait for an operand in flight anyway.)
+        lane_less = Signal(3)               # bit 2 = x ... bit 0 = z, like write masks
+        lane_equal = Signal(3)
+        for bit, lane in ((2, "x"), (1, "y"), (0, "z")):
+            difference = Signal(signed(33), name=f"compare_{lane}")
+            a_lane, b_lane = getattr(i_a, lane).as_signed(), getattr(i_b, lane).as_signed()
+            m.d.comb += [difference.eq(a_lane - b_lane), lane_less[bit].eq(difference[32]),
+                         lane_equal[bit].eq(a_lane == b_lane)]
+        less = Signal()
+        equal = Signal()
+        with m.Switch(i_dec.opcode[3:5]):                # 01 x, 10 y, 11 z
+            for sel, bit in ((1, 2), (2, 1), (3, 0)):
+                with m.Case(sel):
+                    m.d.comb += [less.eq(lane_less[bit]), equal.eq(lane_equal[bit])]
         compare_reg = Signal()
-        o_compare = relation(o_dec, o_a, o_b, "o_compare")
-        i_compare = relation(i_dec, i_a, i_b, "i_compare")
+        with m.Switch(i_dec.opcode[:3]):
+            for rel, value in ((0, ~less & ~equal), (1, less), (2, equal), (3, ~equal),
+                               (4, ~less), (5, less | equal)):
+                with m.Case(rel):
+                    m.d.sync += compare_reg.eq(value)
         # A vs 0 from the outlook: A < 0 is "negative", A == 0 is "zero"
         neg, zero = i_sb.negative, i_sb.zero
         early = Signal()
@@ -731,7 +736,6 @@ class Core(wiring.Component):
         # The stage registers load whenever the next stage takes, whatever else happens: only
         # the valid bits depend on redirects and faults (the late signals), which keeps those
         # off the enables of a few hundred flip-flops.
-        m.d.sync += compare_reg.eq(Mux(i_takes, o_compare, i_compare))
         with m.If(i_takes):
             m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
                          i_pc.eq(o_pc), i_dec.eq(o_dec),
