@@ -117,6 +117,8 @@ class FlowControlEngine(wiring.Component):
         loop_is_loop = [Signal(name=f"loop{i}_is_loop", reset_less=True)
                         for i in range(self.loop_depth)]
         self.addr_sp = addr_sp_r = Signal(range(self.addr_depth + 1), name="addr_sp")
+        addr_full_r = Signal(name="addr_full_r")               # addr_sp_r == addr_depth
+        addr_empty_r = Signal(name="addr_empty_r", init=1)     # addr_sp_r == 0
         addr_stack = [Signal(self.jump_addr_bits, name=f"addr{i}", reset_less=True)
                       for i in range(self.addr_depth)]
         self.alu_result_r, self.pred_r = alu_r, pred_r
@@ -282,8 +284,10 @@ class FlowControlEngine(wiring.Component):
             self.error.eq(self.valid & (error_code != FcError.NONE)),
             self.error_code.eq(Mux(self.valid, error_code, FcError.NONE)),
             self.active.eq(active0),
-            self.addr_full.eq(addr_sp == self.addr_depth),
-            self.addr_empty.eq(addr_sp == 0),
+            # from flags kept with the stack pointer: one gate from flip-flops (the core's issue
+            # decision reads them)
+            self.addr_full.eq(~start & addr_full_r),
+            self.addr_empty.eq(start | addr_empty_r),
         ]
 
         # --- state update --------------------------------------------------------------------
@@ -313,13 +317,16 @@ class FlowControlEngine(wiring.Component):
         with m.If(commit & ((is_end & ~taken) | (is_break & taken))):
             m.d.sync += loop_sp_r.eq(loop_sp - 1)
 
-        m.d.sync += addr_sp_r.eq(addr_sp)
+        addr_sp_next = Signal.like(addr_sp_r, name="addr_sp_next")
+        m.d.comb += addr_sp_next.eq(addr_sp)
         with m.If(commit & push):
-            m.d.sync += addr_sp_r.eq(addr_sp + 1)
+            m.d.comb += addr_sp_next.eq(addr_sp + 1)
             for i in range(self.addr_depth):
                 with m.If(addr_sp == i):
                     m.d.sync += addr_stack[i].eq(pc_plus_1)
         with m.If(commit & pop):
-            m.d.sync += addr_sp_r.eq(addr_sp - 1)
+            m.d.comb += addr_sp_next.eq(addr_sp - 1)
+        m.d.sync += [addr_sp_r.eq(addr_sp_next), addr_full_r.eq(addr_sp_next == self.addr_depth),
+                     addr_empty_r.eq(addr_sp_next == 0)]
 
         return m
