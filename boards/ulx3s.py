@@ -70,6 +70,9 @@ def ecp5_pll(freq_mhz, fin_mhz=OSC_MHZ):
 #: are about a third of a core's logic; with them four cores do not fit the 85F. MAIN's DIVs have
 #: uniform operands and still issue one per cycle; MAIN costs 1.3 % more cycles (latency 28).
 BOARD_DIVIDERS = 1
+#: ... and each pair of cores shares that one (hdl/shared_divider.py, taking turns): two dividers
+#: for four cores, a sixth of a core's logic saved per core
+BOARD_SHARED_DIVIDERS = True
 #: the MAG square root one root bit per cycle (hdl/serial_sqrt.py): a sixth of the pipelined
 #: one's logic; MAG is once per pixel in the default firmware
 BOARD_SERIAL_SQRT = True
@@ -77,14 +80,15 @@ BOARD_SERIAL_SQRT = True
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
-    ``BOARD_DIVIDERS`` dividers per core, the serial square root, user RAM and swap memories in LUT RAM (block RAMs:
-    texture 96 + output 59 + scene 17-19 leave 8 per core, for the general registers' two
-    copies (6) and the firmware ROM (2))."""
+    ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, the serial square root,
+    user RAM and swap memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 17-19
+    leave 8 per core, for the general registers' two copies (6) and the firmware ROM (2))."""
     from hdl.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom
         rom = default_rom()
-    return Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS, serial_sqrt=BOARD_SERIAL_SQRT,
+    return Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS, shared_dividers=BOARD_SHARED_DIVIDERS,
+               serial_sqrt=BOARD_SERIAL_SQRT,
                narrow_stores=True, lut_memories=True,
                **limits.gpu_params())
 

@@ -168,7 +168,8 @@ class Core(wiring.Component):
     Parameters: ``rom`` (64-bit words from address 0: the assembled firmware), ``user_words``
     (instruction RAM size), ``tmem_words``/``omem_words`` (address ranges checked by TMREAD /
     OMWRITE), ``stack_depth``, ``div_bits_per_stage``, ``dividers`` and ``serial_sqrt`` (the
-    vector ALU's: 3 lane dividers, or 1 shared by the lanes - hdl/serial_divider.py; the
+    vector ALU's: 3 lane dividers, 1 shared by the lanes - hdl/serial_divider.py - or 0: the
+    ``div`` port to a divider shared with other cores, hdl/shared_divider.py; the
     pipelined square root, or one root bit per cycle - hdl/serial_sqrt.py), ``lut_memories``
     (user RAM and swap memories in LUT RAM instead of block RAM).
 
@@ -195,8 +196,9 @@ class Core(wiring.Component):
         self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
                               dividers=dividers, serial_sqrt=serial_sqrt)
         self.max_latency = self.valu.max_latency
-        super().__init__({
-            "start": In(1), "start_chain": In(1), "start_direct": In(1), "start_entry": In(4), "start_pc": In(16),
+        members = {
+            "start": In(1), "start_chain": In(1), "start_direct": In(1), "start_entry": In(4),
+            "start_pc": In(16),
             "busy": Out(1), "done": Out(1), "result": Out(1), "settled": Out(1),
             "error": Out(1), "error_code": Out(3), "error_pc": Out(16),
             "flip": In(1), "swap_sel": Out(1),
@@ -207,7 +209,10 @@ class Core(wiring.Component):
             "tm_resp": In(stream.Signature(32, always_ready=True)),   # its data, in order
             "om_req": Out(stream.Signature(OutputWrite)),
             "counters": Out(Counters),
-        })
+        }
+        if dividers == 0:                       # the vector ALU's link to a shared divider
+            members["div"] = self.valu.signature.members["div"]
+        super().__init__(members)
         self.rom = Memory(shape=unsigned(64), depth=max(len(self.rom_words), 16),
                           init=self.rom_words)
         # lut_memories: the user RAM and the swap memories in LUT RAM (an FPGA build that runs
@@ -224,14 +229,14 @@ class Core(wiring.Component):
         m.submodules.ram = self.ram
         m.submodules.regfile = rf = self.regfile
         m.submodules.valu = valu = self.valu
+        if "div" in self.signature.members:
+            wiring.connect(m, valu.div, wiring.flipped(self.div))
         m.submodules.fc = fc = self.fc
         m.submodules.decoder = decoder = Decoder(valu.latency)
 
         running = Signal()           # a routine is executing
         error = Signal()
-        # (kept as a net of its own: one LUT of four flip-flops, the start of the paths that
-        # chain routines; synthesis otherwise spreads it over shared gates)
-        routine_end = Signal(attrs={"keep": 1})
+        routine_end = Signal()
         can_start = Signal()         # a new routine may start (also in the cycle of ``done``)
         fc_start = Signal()
         m.d.comb += [self.busy.eq(running), self.error.eq(error), self.swap_sel.eq(rf.swap_sel),

@@ -39,6 +39,7 @@ from hdl.io_unit import IoUnit, BandEntry, TriangleLayout, SLOT_ROWS, ROWS_PER_T
 from hdl.isa import VectorLayout
 from hdl.narrow_store import TextureStore, PixelStore
 from hdl.shader_core import ShaderCore
+from hdl.shared_divider import SharedDivider
 
 __all__ = ["Gpu", "CONFIG_ROWS"]
 
@@ -57,14 +58,16 @@ class Gpu(wiring.Component):
     """Parameters: ``rom`` (firmware words), ``cores``, ``max_triangles`` (scene memory
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
-    lanes, see hdl/serial_divider.py), ``serial_sqrt`` (per core: the MAG square root one root
+    lanes, see hdl/serial_divider.py), ``shared_dividers`` (with ``dividers=1``: each pair of
+    cores shares one, taking turns, hdl/shared_divider.py), ``serial_sqrt`` (per core: the MAG square root one root
     bit per cycle, hdl/serial_sqrt.py, or pipelined), ``narrow_stores`` (8-bit texture and output stores,
     hdl/narrow_store.py: exact for 8-bit textures, the output read back as converted pixels),
     ``lut_memories`` (each core's user RAM and swap memories in LUT RAM: saves block RAMs)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
-                 dividers=1, serial_sqrt=True, narrow_stores=False, lut_memories=False):
+                 dividers=1, shared_dividers=True, serial_sqrt=True, narrow_stores=False,
+                 lut_memories=False):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
         for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
@@ -81,12 +84,18 @@ class Gpu(wiring.Component):
         self.max_bands = max_bands
         self.user_words = user_words
         self.dividers = dividers
+        if shared_dividers and dividers != 1:
+            raise ValueError("shared_dividers shares single dividers (dividers=1)")
+        # shared_dividers: each pair of cores shares one divider (hdl/shared_divider.py)
+        self.shared_dividers = [SharedDivider(min(2, cores - k)) for k in range(0, cores, 2)
+                                ] if shared_dividers else []
         super().__init__({
             "host": In(HostBus()),
             "busy": Out(1), "done": Out(1), "error": Out(1),
         })
         self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
-                                        omem_words=omem_words, dividers=dividers,
+                                        omem_words=omem_words,
+                                        dividers=0 if shared_dividers else dividers,
                                         serial_sqrt=serial_sqrt, lut_memories=lut_memories)
                              for _ in range(cores)]
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
@@ -108,6 +117,10 @@ class Gpu(wiring.Component):
         for k, (core, unit) in enumerate(zip(self.shader_cores, self.io_units)):
             m.submodules[f"core{k}"] = core
             m.submodules[f"io{k}"] = unit
+        for k, shared in enumerate(self.shared_dividers):
+            m.submodules[f"divider{k}"] = shared
+            for client, core in zip(shared.client, self.shader_cores[2 * k:2 * k + 2]):
+                wiring.connect(m, core.div, client)
         m.submodules.scene_mem = self.scene_mem
         m.submodules.tmem = self.tmem
         m.submodules.omem = self.omem

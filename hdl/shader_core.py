@@ -31,7 +31,7 @@ class ShaderCore(wiring.Component):
         members = {name: core_sig[name] for name in (
             "error_code", "error_pc", "io_valid", "io_addr", "io_data", "io_ready",
             "imem_we", "imem_addr", "imem_data", "omem_base", "tm_req", "tm_resp", "om_req",
-            "counters", "swap_sel")}
+            "counters", "swap_sel") + (("div",) if "div" in core_sig else ())}
         ctl_sig = self.control.signature.members
         members.update({name: ctl_sig[name] for name in (
             "band_start", "band_done", "busy", "error", "num_triangles", "tri_ready", "tri_flip",
@@ -65,4 +65,6 @@ class ShaderCore(wiring.Component):
         wiring.connect(m, wiring.flipped(self.tm_req), core.tm_req)
         wiring.connect(m, core.tm_resp, wiring.flipped(self.tm_resp))
         wiring.connect(m, wiring.flipped(self.om_req), core.om_req)
+        if "div" in self.signature.members:
+            wiring.connect(m, core.div, wiring.flipped(self.div))
         return m

@@ -16,7 +16,10 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
 * DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers; or,
   with ``dividers=1``, one divider shared by the lanes (hdl/serial_divider.py, latency 28): a
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
-  cycles after it (the issuer must not send a DIV while ``div_ready`` is low).
+  cycles after it (the issuer must not send a DIV while ``div_ready`` is low). With
+  ``dividers=0`` the ALU has no divider: DIVs go out over the ``div`` port to one shared by
+  several ALUs (hdl/shared_divider.py: the same latency; ``div_ready`` is also low while another
+  ALU has the turn).
 * MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 3 + 1 + 31 = 35]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
   With ``serial_sqrt=True`` the square root computes one root bit per cycle
@@ -53,6 +56,7 @@ from hdl.isa import LANES, ONE, OPS, SCALE, SWIZZLES, Kind, Op, VectorLayout
 from hdl.multiplier import Multiplier, carry_save_add
 from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
 from hdl.serial_sqrt import SerialSquareRoot
+from hdl.shared_divider import divider_link
 
 __all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS"]
 
@@ -169,8 +173,8 @@ class VectorALU(wiring.Component):
 
     def __init__(self, tag_width=8, div_bits_per_stage=2, sqrt_bits_per_stage=1,
                  isolate_idle_units=False, dividers=3, serial_sqrt=False):
-        if dividers not in (1, 3):
-            raise ValueError(f"dividers must be 1 or 3, not {dividers!r}")
+        if dividers not in (0, 1, 3):
+            raise ValueError(f"dividers must be 0, 1 or 3, not {dividers!r}")
         self.tag_width = tag_width
         self.dividers = dividers
         self.serial_sqrt = serial_sqrt
@@ -178,7 +182,7 @@ class VectorALU(wiring.Component):
         self.div_bits_per_stage = div_bits_per_stage
         self.sqrt_bits_per_stage = sqrt_bits_per_stage
         div_latency = (divider_latency(div_bits_per_stage) if dividers == 3
-                       else serial_divider_latency(div_bits_per_stage))
+                       else serial_divider_latency(div_bits_per_stage))   # (0: a shared one)
         root_latency = SerialSquareRoot.LATENCY if serial_sqrt else sqrt_latency(sqrt_bits_per_stage)
         self.latencies = {
             LatencyClass.SIMPLE: 1,
@@ -188,12 +192,18 @@ class VectorALU(wiring.Component):
             LatencyClass.MAGNITUDE: Multiplier.LATENCY + 1 + root_latency,
         }
         self.max_latency = max(self.latencies.values())
-        super().__init__({
+        members = {
             "i_valid": In(1), "i_op": In(7), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
             "i_imm": In(32), "i_pc": In(16), "i_tag": In(tag_width),
             "o_valid": Out(1), "o_result": Out(VectorLayout), "o_tag": Out(tag_width),
             "collision": Out(1), "div_ready": Out(1), "mag_ready": Out(1),
-        })
+        }
+        if dividers == 0:
+            if tag_width:
+                raise ValueError("a vector ALU without a divider of its own (dividers=0) "
+                                 "takes no tag")
+            members["div"] = Out(divider_link())
+        super().__init__(members)
 
     def latency(self, op):
         """Cycles from issue to result of an ALU-kind opcode (ValueError for any other)."""
@@ -393,7 +403,15 @@ class VectorALU(wiring.Component):
 
         # --- DIVIDE ------------------------------------------------------------------------------
         divide_issue = self.i_valid & (op == Op.DIV)
-        if self.dividers == 1:
+        if self.dividers == 0:
+            # a shared divider outside (hdl/shared_divider.py): same latency, no tag (the
+            # quotient comes back to this ALU only)
+            link = self.div
+            m.d.comb += [link.valid.eq(divide_issue), link.a.eq(isolate(divide_issue, a)),
+                         link.b.eq(isolate(divide_issue, b)), self.div_ready.eq(link.ready)]
+            outputs.append((LatencyClass.DIVIDE, link.result_valid,
+                            [link.result.x, link.result.y, link.result.z], Signal(0)))
+        elif self.dividers == 1:
             m.submodules.divider = div = SerialDivider(self.tag_width, self.div_bits_per_stage)
             m.d.comb += [div.i_valid.eq(divide_issue), div.i_tag.eq(self.i_tag),
                          div.i_a.eq(isolate(divide_issue, a)),

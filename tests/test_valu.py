@@ -264,7 +264,7 @@ def test_shared_divider_streams():
     checked, mismatches = run_schedule(dut, issues, cycles)
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
     assert checked.count(Op.DIV) == 300
-    with pytest.raises(ValueError, match="dividers must be 1 or 3"):
+    with pytest.raises(ValueError, match="dividers must be 0, 1 or 3"):
         VectorALU(TAG_WIDTH, dividers=2)
 
 

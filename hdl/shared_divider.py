@@ -1,0 +1,67 @@
+"""One DIV unit (``hdl.serial_divider.SerialDivider``) for several vector ALUs, by turns.
+
+The divider is a sixth of a core's logic (a pipelined 49-step divider, ~3k LUT4-equivalents and
+2k flip-flops on ECP5) and MAIN issues three DIVs per ray-triangle test of ~27 cycles, so two
+cores can share one: the GPU's default (``Gpu(shared_dividers=True)``), what makes room for four
+cores on the ULX3S-85F.
+
+Turns: client ``k`` may send a DIV in the cycles where ``turn == k`` (a counter: 0, 1, ...,
+clients - 1, 0, ...) and the divider takes one (``ready``: the shared divider's ``o_ready`` -
+a DIV of non-uniform operands keeps the next one out for two cycles - and the turn). Both are
+flip-flops, so a client's issue decision does not depend on another client's in the same cycle.
+A DIV's quotient comes back to its client only (``result_valid``), exactly ``latency`` cycles
+after it was sent, like from a divider of its own: the issuer's write-port reservation holds.
+
+``divider_link()`` is the signature of one client's connection, from the client's side (the
+vector ALU: ``VectorALU(dividers=0)``, through ``Core`` and ``ShaderCore`` as their ``div``).
+"""
+
+from amaranth import Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hdl.isa import VectorLayout
+from hdl.serial_divider import SerialDivider
+
+__all__ = ["SharedDivider", "divider_link"]
+
+
+def divider_link():
+    """A vector ALU's connection to a shared divider (the ALU's side)."""
+    return wiring.Signature({
+        "valid": Out(1), "a": Out(VectorLayout), "b": Out(VectorLayout),   # a DIV is sent
+        "ready": In(1),                         # ... may be sent in this cycle
+        "result_valid": In(1), "result": In(VectorLayout),                # its quotient
+    })
+
+
+class SharedDivider(wiring.Component):
+    """Parameters: ``clients`` (1 or more), ``bits_per_stage`` (the divider's). Ports:
+    ``client[k]`` (``In(divider_link())``)."""
+
+    def __init__(self, clients, bits_per_stage=2):
+        if clients < 1:
+            raise ValueError(f"clients must be at least 1, got {clients}")
+        self.clients = clients
+        self.unit = SerialDivider(tag_width=(clients - 1).bit_length(),
+                                  bits_per_stage=bits_per_stage)
+        self.latency = self.unit.latency
+        super().__init__({"client": In(divider_link()).array(clients)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.unit = unit = self.unit
+        turn = Signal(range(self.clients))
+        m.d.sync += turn.eq(Mux(turn == self.clients - 1, 0, turn + 1))
+        for k, client in enumerate(self.client):
+            # (one client: no turns and no tag; Yosys 0.70's ABC9 step fails on the
+            # zero-width compares otherwise left in the netlist)
+            mine = turn == k if self.clients > 1 else Const(1)
+            ours = unit.o_tag == k if self.clients > 1 else Const(1)
+            with m.If(mine):
+                m.d.comb += [unit.i_valid.eq(client.valid), unit.i_a.eq(client.a),
+                             unit.i_b.eq(client.b), unit.i_tag.eq(k)]
+            m.d.comb += [client.ready.eq(unit.o_ready & mine),
+                         client.result_valid.eq(unit.o_valid & ours),
+                         client.result.eq(unit.o_q)]
+        return m
