@@ -720,22 +720,29 @@ class Core(wiring.Component):
         launch_pc = Signal(16)
         # Which stage can take the instruction of the one before it this cycle: i_issue (late)
         # meets "a stage from here to I is empty" in one gate. Those are flip-flops of their
-        # own (``hole_*``, from the stages' next valid bits): as ORs of the valid bits,
-        # synthesis chained them (o_takes -> a_takes -> fetch enable), the longest path.
-        next_valid = Signal(StageValid)
+        # own (``hole_*``): as ORs of the valid bits, synthesis chained them (o_takes ->
+        # a_takes -> fetch enable), the longest path. The stages' next valid bits are the
+        # advance (``advanced``) unless the stages are emptied (``flush``: a redirect, the end
+        # or start of a routine, a fault); a flush reaches the holes through one last OR.
+        flush = Signal()
+        advanced = Signal(StageValid)
         hole_o = Signal(init=1)         # O or I is empty
         hole_a = Signal(init=1)         # A, O or I is empty
         hole_f = Signal(init=1)         # D, A, O or I is empty
-        m.d.comb += next_valid.eq(Cat(d_valid, a_valid, o_valid, i_valid))   # (unless changed)
-        m.d.sync += [d_valid.eq(next_valid.d), a_valid.eq(next_valid.a),
-                     o_valid.eq(next_valid.o), i_valid.eq(next_valid.i),
-                     hole_o.eq(~next_valid.o | ~next_valid.i),
-                     hole_a.eq(~next_valid.a | ~next_valid.o | ~next_valid.i),
-                     hole_f.eq(~next_valid.as_value().all())]
         i_takes = ~i_valid | i_issue
         o_takes = hole_o | i_issue
         a_takes = hole_a | i_issue
         m.d.comb += f_enable.eq(running & (hole_f | i_issue) | lookup | launch)
+        # (all four valid bits are 0 while not running)
+        m.d.comb += [advanced.i.eq(Mux(i_takes, o_valid, i_valid)),
+                     advanced.o.eq(Mux(o_takes, a_valid, o_valid)),
+                     advanced.a.eq(Mux(a_takes, d_valid, a_valid)),
+                     advanced.d.eq(d_valid | (running & f_enable))]
+        m.d.sync += [d_valid.eq(launch | (~flush & advanced.d)), a_valid.eq(~flush & advanced.a),
+                     o_valid.eq(~flush & advanced.o), i_valid.eq(~flush & advanced.i),
+                     hole_o.eq(flush | ~advanced.o | ~advanced.i),
+                     hole_a.eq(flush | ~advanced.a | ~advanced.o | ~advanced.i),
+                     hole_f.eq(flush | ~advanced.as_value().all())]
         m.d.comb += f_addr.eq(Mux(launch, launch_pc, f_pc))
 
         # The stage registers load whenever the next stage takes, whatever else happens: only
@@ -755,19 +762,10 @@ class Core(wiring.Component):
             m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)
         with m.If(running & ~fault):
             with m.If(redirect | routine_end):
-                # discard what F, D, A and O hold: they are on the wrong path
-                m.d.comb += next_valid.eq(0)
+                # discard what F, D, A and O hold: they are on the wrong path (``flush``)
                 m.d.sync += f_pc.eq(redirect_pc)
-            with m.Else():
-                with m.If(i_takes):
-                    m.d.comb += next_valid.i.eq(o_valid)
-                with m.If(o_takes):
-                    m.d.comb += next_valid.o.eq(a_valid)
-                with m.If(a_takes):
-                    m.d.comb += next_valid.a.eq(d_valid)
-                with m.If(f_enable):
-                    m.d.comb += next_valid.d.eq(1)
-                    m.d.sync += f_pc.eq(f_pc + 1)
+            with m.Elif(f_enable):
+                m.d.sync += f_pc.eq(f_pc + 1)
             with m.If(routine_end):
                 m.d.sync += running.eq(0)
 
@@ -779,7 +777,6 @@ class Core(wiring.Component):
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
                          running.eq(0)]
-            m.d.comb += next_valid.eq(0)
 
         # start: from start_pc, from the cached entry, or after reading both tables' word.
         # The cached entry of ``start_entry`` is looked up a cycle ahead into registers (the
@@ -811,7 +808,6 @@ class Core(wiring.Component):
         m.d.sync += fc_start.eq(start & can_start)
         with m.If(start & can_start):
             m.d.sync += [error.eq(0), self.error_code.eq(0)]
-            m.d.comb += next_valid.eq(0)
             with m.If(self.start_direct):
                 m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc),
                              launch_after.eq(self.start_pc + 1)]
@@ -839,7 +835,9 @@ class Core(wiring.Component):
             m.d.sync += lookup_launch.eq(0)
         with m.If(launch):
             m.d.sync += [running.eq(1), f_pc.eq(launch_after)]
-            m.d.comb += next_valid.eq(StageValid.const({"d": 1}))
+        # (a launch fills D: d_valid above)
+        m.d.comb += flush.eq(fault | (running & (redirect | routine_end)) | (start & can_start)
+                             | launch)
         with m.If(self.imem_we):                  # user code changed: entries may have too
             m.d.sync += entry_known.eq(0)
 

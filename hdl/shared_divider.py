@@ -54,8 +54,7 @@ class SharedDivider(wiring.Component):
         turn = Signal(range(self.clients))
         m.d.sync += turn.eq(Mux(turn == self.clients - 1, 0, turn + 1))
         for k, client in enumerate(self.client):
-            # (one client: no turns and no tag; Yosys 0.70's ABC9 step fails on the
-            # zero-width compares otherwise left in the netlist)
+            # (one client: no turns and no tag, rather than compares of zero-width signals)
             mine = turn == k if self.clients > 1 else Const(1)
             ours = unit.o_tag == k if self.clients > 1 else Const(1)
             with m.If(mine):
