@@ -18,7 +18,8 @@ Inside::
                  bank's IO copy while MAIN runs (hdl/io_unit.py)
 
 Every memory is a synchronous ``lib.memory.Memory`` with one write and one read port, so each
-maps onto FPGA block RAM. Every host read is answered exactly one cycle after it is taken.
+maps onto FPGA block RAM. A host request is taken in its second cycle at the earliest (its
+address decode is registered); host reads are answered as docs/host-interface.md says.
 
 The scene memory is one triangle (7 rows x 96 bits = 672 bits) wide, so a single read port
 feeds many cores (one read per triangle and ~20-cycle MAIN: 8 cores need ~0.4 reads per cycle);
@@ -179,14 +180,28 @@ class Gpu(wiring.Component):
             wiring.connect(m, om_req.o, omem_arbiter.i[k])
 
         # --- host port: decode -------------------------------------------------------------
+        # The decode of a request (region, offset, the stores' range checks) is registered: a
+        # request is taken in its second cycle at the earliest (``decoded``: it was there,
+        # not taken, last cycle; a host holds a request until it is taken). So the memories'
+        # arbiters see flip-flops (host link address -> decode -> range check -> texture port
+        # arbiter was the 1-core top's critical path).
         m.d.comb += decoder.addr.eq(host.addr)
-        region = decoder.region
-        offset = decoder.offset
+        region = Signal(Region)
+        offset = Signal.like(decoder.offset)
+        decoded = Signal()
+        texture_hit = Signal()
+        output_hit = Signal()
+        m.d.sync += [region.eq(decoder.region), offset.eq(decoder.offset),
+                     decoded.eq(host.valid & ~host.ready),
+                     texture_hit.eq((decoder.region == Region.TEXTURE)
+                                    & (decoder.offset < self.tmem_words)),
+                     output_hit.eq((decoder.region == Region.OUTPUT)
+                                   & (decoder.offset < self.omem_words))]
         lane = offset[:2]
         row = offset[2:]
-        is_write = host.valid & host.write
-        is_read = host.valid & ~host.write
-        m.d.comb += host.ready.eq(1)            # most requests are taken at once
+        is_write = host.valid & host.write & decoded
+        is_read = host.valid & ~host.write & decoded
+        m.d.comb += host.ready.eq(decoded)      # most requests are taken once decoded
 
         # Lanes x, y wait for the z word. The band table's two rows have their own staging, so
         # a host may interleave them (initial x, final x, initial y, ...).
@@ -268,7 +283,6 @@ class Gpu(wiring.Component):
 
         # texture memory: host writes directly, host reads share the cores' read port
         tmem_w = self.tmem.write_port()
-        texture_hit = (region == Region.TEXTURE) & (offset < self.tmem_words)
         m.d.comb += [tmem_w.addr.eq(offset), tmem_w.data.eq(host.wdata),
                      tmem_w.en.eq(is_write & texture_hit)]
         host_tm_req = tmem_port.req[n]
@@ -282,7 +296,6 @@ class Gpu(wiring.Component):
             m.d.comb += host.ready.eq(host_tm_req.ready)
 
         # output memory: host writes share the cores' write port, host reads have their own
-        output_hit = (region == Region.OUTPUT) & (offset < self.omem_words)
         host_om_req = omem_arbiter.i[n]
         m.d.comb += [host_om_req.valid.eq(is_write & output_hit),
                      host_om_req.payload.addr.eq(offset),
