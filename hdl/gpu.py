@@ -60,10 +60,11 @@ class Gpu(wiring.Component):
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
     lanes, see hdl/serial_divider.py), ``shared_dividers`` (with ``dividers=1``: each pair of
-    cores shares one, taking turns, hdl/shared_divider.py), ``serial_sqrt`` (per core: the MAG square root one root
-    bit per cycle, hdl/serial_sqrt.py, or pipelined), ``narrow_stores`` (8-bit texture and output stores,
-    hdl/narrow_store.py: exact for 8-bit textures, the output read back as converted pixels),
-    ``lut_memories`` (each core's user RAM and swap memories in LUT RAM: saves block RAMs)."""
+    cores shares one, taking turns, hdl/shared_divider.py), ``serial_sqrt`` (per core: the MAG
+    square root one root bit per cycle, hdl/serial_sqrt.py, or pipelined), ``narrow_stores``
+    (8-bit texture and output stores, hdl/narrow_store.py: exact for 8-bit textures, the
+    output read back as converted pixels), ``lut_memories`` (each core's user RAM and swap
+    memories in LUT RAM: saves block RAMs)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,

@@ -1,4 +1,4 @@
-"""Square root of the MAG unit one root bit per cycle (theia-isa.md §4 ``sqrt``, ``sim.fixed.sqrt``).
+"""MAG's square root, one root bit per cycle (theia-isa.md §4 ``sqrt``, ``sim.fixed.sqrt``).
 
 The same digit-by-digit algorithm as hdl/sqrt.py (read its docstring for the shortcuts: the input
 clamped to 2**45 - 1 instead of a saturation flag, the radicand's 17 low zero bits never stored),

@@ -183,7 +183,8 @@ class VectorALU(wiring.Component):
         self.sqrt_bits_per_stage = sqrt_bits_per_stage
         div_latency = (divider_latency(div_bits_per_stage) if dividers == 3
                        else serial_divider_latency(div_bits_per_stage))   # (0: a shared one)
-        root_latency = SerialSquareRoot.LATENCY if serial_sqrt else sqrt_latency(sqrt_bits_per_stage)
+        root_latency = (SerialSquareRoot.LATENCY if serial_sqrt
+                        else sqrt_latency(sqrt_bits_per_stage))
         self.latencies = {
             LatencyClass.SIMPLE: 1,
             LatencyClass.MULTIPLY: Multiplier.LATENCY,
