@@ -2,8 +2,9 @@
 
 The same digit-by-digit algorithm as hdl/sqrt.py (read its docstring for the shortcuts: the input
 clamped to 2**45 - 1 instead of a saturation flag, the radicand's 17 low zero bits never stored),
-but one step circuit used 31 times instead of 31 pipelined step circuits: about a sixth of the
-logic and a tenth of the flip-flops (measured in docs/fpga.md), for one operation at a time.
+but one step circuit used 31 times instead of 31 pipelined step circuits, for one operation
+at a time. Yosys synth_ecp5 in the 1-core board top: 153 LUT4 + 20 CCU2C, 112 FF (the pipelined
+one: 554 LUT4 + 292 CCU2C, 1,499 FF).
 
 LATENCY = 31 cycles, the pipelined unit's (``bits_per_stage=1``): the first step works on the
 inputs in the cycle they arrive, the other 30 on the state, and ``o_valid`` follows the last.

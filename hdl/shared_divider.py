@@ -16,7 +16,7 @@ after it was sent, like from a divider of its own: the issuer's write-port reser
 vector ALU: ``VectorALU(dividers=0)``, through ``Core`` and ``ShaderCore`` as their ``div``).
 """
 
-from amaranth import Const, Module, Mux, Signal
+from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -54,9 +54,8 @@ class SharedDivider(wiring.Component):
         turn = Signal(range(self.clients))
         m.d.sync += turn.eq(Mux(turn == self.clients - 1, 0, turn + 1))
         for k, client in enumerate(self.client):
-            # (one client: no turns and no tag, rather than compares of zero-width signals)
-            mine = turn == k if self.clients > 1 else Const(1)
-            ours = unit.o_tag == k if self.clients > 1 else Const(1)
+            mine = turn == k
+            ours = unit.o_tag == k
             with m.If(mine):
                 m.d.comb += [unit.i_valid.eq(client.valid), unit.i_a.eq(client.a),
                              unit.i_b.eq(client.b), unit.i_tag.eq(k)]

@@ -39,9 +39,11 @@ sent while ``mag_ready`` is low), ``div_ready`` (always 1 with three dividers), 
 (always 1 with the pipelined square root).
 A non-ALU opcode sent with ``i_valid`` goes down the SIMPLE class and yields (0, 0, 0).
 
-Measured with tag_width = 8 and the defaults (Yosys synth_ecp5 + nextpnr-ecp5 out of context,
-LFE5U-85F speed 6): 24 MULT18X18D, 7.9k LUT4 + 2.7k CCU2C (14.2k TRELLIS_COMB), 9.3k FF,
-~100 MHz (critical path: two chained divider steps). The three dividers are ~60% of the logic.
+Measured with tag_width = 8 and the defaults, before the multiplier worked on signed
+operands (Yosys synth_ecp5 + nextpnr-ecp5 out of context, LFE5U-85F speed 6): 24 MULT18X18D,
+7.9k LUT4 + 2.7k CCU2C (14.2k TRELLIS_COMB), 9.3k FF, ~100 MHz (critical path: two chained
+divider steps). The three dividers are ~60% of the logic. The core's configuration
+(``dividers=1, serial_sqrt=True``), Yosys synth_ecp5: 4.6k LUT4 + 1.0k CCU2C, 3.9k FF.
 """
 
 from enum import Enum
