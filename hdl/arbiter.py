@@ -71,16 +71,18 @@ class RoundRobinArbiter(wiring.Component):
 class SharedReadPort(wiring.Component):
     """``n`` requesters sharing one synchronous read port.
 
-    ``req[k]``: addresses (``addr_shape``), ``resp[k]``: the words (``data_shape``), one cycle
-    after the request is taken, or two with ``registered``: the memory's data are registered
-    before they are handed out (a memory of many block RAMs spread over the chip, whose read
-    multiplexer and routes take most of a cycle). Towards the memory: ``mem_addr``, ``mem_en``
-    (a request is taken this cycle) and ``mem_data`` (the read port's data, one cycle after the
-    address).
+    ``req[k]``: addresses (``addr_shape``), ``resp[k]``: the words (``data_shape``),
+    ``memory_latency`` cycles after the request is taken, or one more with ``registered``: the
+    memory's data are registered before they are handed out. Towards the memory: ``mem_addr``,
+    ``mem_en`` (a request is taken this cycle) and ``mem_data`` (the read port's data,
+    ``memory_latency`` cycles after the address).
     """
 
-    def __init__(self, n, addr_shape, data_shape, *, registered=False):
+    def __init__(self, n, addr_shape, data_shape, *, memory_latency=1, registered=False):
+        if memory_latency < 1:
+            raise ValueError(f"a synchronous read port has a latency >= 1, got {memory_latency}")
         self.n = n
+        self.memory_latency = memory_latency
         self.registered = registered
         self.arbiter = RoundRobinArbiter(n, addr_shape)
         super().__init__({
@@ -99,9 +101,12 @@ class SharedReadPort(wiring.Component):
         taken = Signal()
         m.d.comb += [arb.o.ready.eq(1), taken.eq(arb.o.valid),
                      self.mem_addr.eq(arb.o.payload), self.mem_en.eq(taken)]
-        answer = Signal()                      # a word for ``answer_to`` is on mem_data
-        answer_to = Signal.like(arb.grant)
-        m.d.sync += [answer.eq(taken), answer_to.eq(arb.grant)]
+        answer, answer_to = taken, arb.grant   # finally: a word for ``answer_to`` is on mem_data
+        for _ in range(self.memory_latency):
+            answer_q = Signal()
+            answer_to_q = Signal.like(arb.grant)
+            m.d.sync += [answer_q.eq(answer), answer_to_q.eq(answer_to)]
+            answer, answer_to = answer_q, answer_to_q
         data = self.mem_data
         if self.registered:
             answer_q = Signal()

@@ -46,6 +46,8 @@ __all__ = ["Gpu", "CONFIG_ROWS"]
 
 #: configuration rows the host may write (0-41; 6 and 7 are overwritten by every band)
 CONFIG_ROWS = 42
+#: cycles from a texture or output read's address to its word (the stores are many block RAMs)
+SLOW_READ = 2
 
 
 def _sum(values):
@@ -131,9 +133,13 @@ class Gpu(wiring.Component):
         m.submodules.dispatcher = dispatcher = Dispatcher(n, self.max_bands)
         m.submodules.scene_port = scene_port = SharedReadPort(
             n, range(self.max_triangles), TriangleLayout)
-        # (the texture store's words registered: up to 96 block RAMs all over the chip on the
-        # ULX3S, whose read multiplexer was a critical path; TMREAD waits a cycle more)
-        m.submodules.tmem_port = tmem_port = SharedReadPort(n + 1, 32, 32, registered=True)
+        # Texture and output words reach their readers two cycles after the address: the
+        # narrow stores register each bank's word (hdl/narrow_store.py), a 32-bit memory's
+        # words are registered after its read port (up to 96 block RAMs all over the chip on
+        # the ULX3S: their read multiplexer was a critical path). TMREAD waits a cycle more.
+        store_latency = getattr(self.tmem, "READ_LATENCY", 1)
+        m.submodules.tmem_port = tmem_port = SharedReadPort(
+            n + 1, 32, 32, memory_latency=store_latency, registered=store_latency < SLOW_READ)
         m.submodules.omem_arbiter = omem_arbiter = RoundRobinArbiter(n + 1, OutputWrite)
 
         num_triangles = Signal(16)
@@ -378,7 +384,11 @@ class Gpu(wiring.Component):
         answer_late = Signal()                  # a texture / output read taken two cycles ago
         omem_data = Signal(32)
         m.d.sync += [answer.eq(read_taken), slow_due.eq(read_taken & (texture_hit | output_hit)),
-                     answer_late.eq(slow_due), omem_data.eq(omem_r.data)]
+                     answer_late.eq(slow_due)]
+        if getattr(self.omem, "READ_LATENCY", 1) < SLOW_READ:
+            m.d.sync += omem_data.eq(omem_r.data)
+        else:
+            m.d.comb += omem_data.eq(omem_r.data)
         with m.If(read_taken):
             with m.If(texture_hit | output_hit | (region == Region.CONTROL)):
                 m.d.sync += answer_from.eq(region)

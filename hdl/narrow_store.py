@@ -8,15 +8,23 @@ pixels, not raw output words.
 
 Both have the part of ``lib.memory.Memory``'s interface the Gpu uses (``read_port()``,
 ``write_port()``, ports with ``addr``/``en``/``data``; 32-bit ``data``), so the Gpu uses them
-like its 32-bit memories.
+like its 32-bit memories, except that a read takes two cycles (``READ_LATENCY``): the stores
+are banks of eight block RAMs (``BANK_WORDS``), and every bank's word is registered beside
+its block RAMs before the multiplexer over all banks picks one. On the ULX3S the texture store
+is 96 block RAMs all over the chip; the block RAM's clock-to-output (5.8 ns) followed by that
+multiplexer was the 1-core top's critical path.
 """
 
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
 from amaranth.lib.memory import Memory
 
-__all__ = ["TextureStore", "PixelStore"]
+__all__ = ["TextureStore", "PixelStore", "BANK_WORDS"]
 
 _SHIFT = 9
+#: words of one bank: eight ECP5 DP16KD in their 16384 x 1 shape, one per bit, so a bank needs
+#: no multiplexer of its own (Yosys maps a deeper 8-bit memory the same way, then picks among
+#: groups of eight; in 2048 x 9 the multiplexers took 2.4k LUTs for the texture store)
+BANK_WORDS = 16384
 
 
 class _Port:
@@ -27,9 +35,15 @@ class _Port:
 
 
 class _NarrowMemory(Elaboratable):
-    def __init__(self, depth):
+    #: cycles from a read's address (with ``en``) to its ``data``
+    READ_LATENCY = 2
+
+    def __init__(self, depth, bank_words=BANK_WORDS):
         self.depth = depth
-        self.memory = Memory(shape=unsigned(8), depth=depth, init=[])
+        self.bank_bits = (bank_words - 1).bit_length()
+        assert bank_words == 1 << self.bank_bits
+        self.banks = [Memory(shape=unsigned(8), depth=min(bank_words, depth - base), init=[])
+                      for base in range(0, depth, bank_words)]
         self._read_ports = []
         self._write_ports = []
 
@@ -47,15 +61,39 @@ class _NarrowMemory(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.memory = self.memory
+        for k, bank in enumerate(self.banks):
+            m.submodules[f"bank{k}"] = bank
         for port in self._write_ports:
-            inner = self.memory.write_port()
-            m.d.comb += [inner.addr.eq(port.addr), inner.en.eq(port.en),
-                         inner.data.eq(self.narrow(port.data))]
+            bank_index = port.addr[self.bank_bits:]
+            for k, bank in enumerate(self.banks):
+                inner = bank.write_port()
+                m.d.comb += [inner.addr.eq(port.addr), inner.en.eq(port.en & (bank_index == k)),
+                             inner.data.eq(self.narrow(port.data))]
         for port in self._read_ports:
-            inner = self.memory.read_port()
-            m.d.comb += [inner.addr.eq(port.addr), inner.en.eq(port.en),
-                         port.data.eq(self.widen(inner.data))]
+            # every bank reads (no decode on the address path); its word is registered in the
+            # next cycle, then the bank index, two cycles old, picks one
+            read = Signal()                     # the banks' outputs hold a new read
+            bank_index = Signal(range(len(self.banks)))
+            picked = Signal(range(len(self.banks)))
+            m.d.sync += read.eq(port.en)
+            with m.If(port.en):
+                m.d.sync += bank_index.eq(port.addr[self.bank_bits:])
+            with m.If(read):
+                m.d.sync += picked.eq(bank_index)
+            words = []
+            for k, bank in enumerate(self.banks):
+                inner = bank.read_port()
+                word = Signal(8, name=f"bank{k}_word")
+                m.d.comb += [inner.addr.eq(port.addr), inner.en.eq(port.en)]
+                with m.If(read):
+                    m.d.sync += word.eq(inner.data)
+                words.append(word)
+            byte = Signal(8)
+            with m.Switch(picked):
+                for k, word in enumerate(words):
+                    with m.Case(k):
+                        m.d.comb += byte.eq(word)
+            m.d.comb += port.data.eq(self.widen(byte))
         return m
 
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from amaranth import Module, unsigned
+from amaranth import Module, Signal, unsigned
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
@@ -114,16 +114,23 @@ def test_random_producers_with_backpressure():
     assert received == queues
 
 
-@pytest.mark.parametrize("registered", [False, True])
-def test_shared_read_port_routes_answers_in_order(registered):
+@pytest.mark.parametrize("memory_latency, registered", [(1, False), (1, True), (2, False)])
+def test_shared_read_port_routes_answers_in_order(memory_latency, registered):
     n, depth = 3, 64
     rng = random.Random(99)
     contents = [rng.getrandbits(32) for _ in range(depth)]
     m = Module()
-    m.submodules.port = port = SharedReadPort(n, range(depth), 32, registered=registered)
+    m.submodules.port = port = SharedReadPort(n, range(depth), 32, registered=registered,
+                                              memory_latency=memory_latency)
     m.submodules.mem = mem = Memory(shape=unsigned(32), depth=depth, init=contents)
     rp = mem.read_port()
-    m.d.comb += [rp.addr.eq(port.mem_addr), rp.en.eq(port.mem_en), port.mem_data.eq(rp.data)]
+    m.d.comb += [rp.addr.eq(port.mem_addr), rp.en.eq(port.mem_en)]
+    data = rp.data
+    for _ in range(memory_latency - 1):         # a memory whose words are registered again
+        data_q = Signal.like(data)
+        m.d.sync += data_q.eq(data)
+        data = data_q
+    m.d.comb += port.mem_data.eq(data)
     requests = [[rng.randrange(depth) for _ in range(30)] for _ in range(n)]
     answers = [[] for _ in range(n)]
     taken_at = [[] for _ in range(n)]
@@ -156,9 +163,9 @@ def test_shared_read_port_routes_answers_in_order(registered):
     run(m, requesters)
     for k in range(n):
         assert answers[k] == [contents[a] for a in requests[k]]
-        delay = 1 if registered else 0
+        delay = memory_latency - 1 + registered
         assert answered_at[k] == [c + delay for c in taken_at[k]], \
-            "an answer must come one cycle after its request (two when registered)"
+            "an answer must come memory_latency cycles after its request (+1 when registered)"
 
 
 def test_stream_register_keeps_order_under_backpressure():
