@@ -261,15 +261,16 @@ class Core(wiring.Component):
         f_pc = Signal(16)               # next code address to fetch
         d_pc = Signal(16)               # the address fetched last (the word D holds)
         f_addr = Signal(16)             # the address presented this cycle
-        f_enable = Signal()             # a word is fetched this cycle (else the ports hold)
+        f_enable = Signal()             # the next word in sequence is fetched this cycle
+        f_read = Signal()               # the code memories read f_addr (else their ports hold)
         lookup = Signal()               # start by entry: the table words are being read
         lookup_done = Signal()
         lookup_launch = Signal()        # ... the entry is known: launch from it
-        m.d.comb += [rom_r.addr.eq(f_addr), rom_r.en.eq(f_enable)]
+        m.d.comb += [rom_r.addr.eq(f_addr), rom_r.en.eq(f_read)]
         if self.lut_memories:
             m.d.comb += ram_r.addr.eq(d_pc[:len(ram_r.addr)])
         else:
-            m.d.comb += [ram_r.addr.eq(f_addr[:len(ram_r.addr)]), ram_r.en.eq(f_enable)]
+            m.d.comb += [ram_r.addr.eq(f_addr[:len(ram_r.addr)]), ram_r.en.eq(f_read)]
 
         # --- D: the word arrives ---------------------------------------------------------------
         # from a block RAM late in the cycle (5.6 ns clock-to-out on ECP5), and from a block
@@ -718,7 +719,14 @@ class Core(wiring.Component):
 
         # --- pipeline advance, redirects, start and end of routines ------------------------
         launch = Signal()                         # a routine's first word is fetched now
+        # Where a launch would fetch from, and whether F reads there: F reads the launch
+        # address whenever nothing it would fetch otherwise can be needed (no routine runs,
+        # or a RETURN that ends it is in I), decided from flip-flops. So a launch, which
+        # follows from start / done (the issue of the RETURN, chained by the control unit),
+        # reaches only valid bits and the fetch counter, never the code memories' address.
         launch_pc = Signal(16)
+        launch_after = Signal(16)                 # the address after it (no adder on start)
+        fetch_launch = Signal()
         # Which stage can take the instruction of the one before it this cycle: i_issue (late)
         # meets "a stage from here to I is empty" in one gate. Those are flip-flops of their
         # own (``hole_*``): as ORs of the valid bits, synthesis chained them (o_takes ->
@@ -733,7 +741,9 @@ class Core(wiring.Component):
         i_takes = ~i_valid | i_issue
         o_takes = hole_o | i_issue
         a_takes = hole_a | i_issue
-        m.d.comb += f_enable.eq(running & (hole_f | i_issue) | lookup | launch)
+        m.d.comb += [f_enable.eq(running & (hole_f | i_issue)),
+                     fetch_launch.eq(~running | (i_valid & i_class.returns) | lookup_launch),
+                     f_read.eq(f_enable | lookup | fetch_launch)]
         # (all four valid bits are 0 while not running)
         m.d.comb += [advanced.i.eq(Mux(i_takes, o_valid, i_valid)),
                      advanced.o.eq(Mux(o_takes, a_valid, o_valid)),
@@ -744,7 +754,6 @@ class Core(wiring.Component):
                      hole_o.eq(flush | ~advanced.o | ~advanced.i),
                      hole_a.eq(flush | ~advanced.a | ~advanced.o | ~advanced.i),
                      hole_f.eq(flush | ~advanced.as_value().all())]
-        m.d.comb += f_addr.eq(Mux(launch, launch_pc, f_pc))
 
         # The stage registers load whenever the next stage takes, whatever else happens: only
         # the valid bits depend on redirects and faults (the late signals), which keeps those
@@ -759,16 +768,18 @@ class Core(wiring.Component):
         with m.If(a_takes):
             m.d.sync += [a_pc.eq(d_pc), a_word.eq(d_word), a_fetch_fault.eq(d_fetch_fault)]
         m.d.sync += o_first.eq(o_takes)
-        with m.If(f_enable):
+        with m.If(f_read):
             m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)
-        with m.If(running & ~fault):
-            with m.If(redirect | routine_end):
+        with m.If(fetch_launch):
+            m.d.sync += f_pc.eq(launch_after)     # right when the launch is now
+        with m.Elif(running & ~fault):
+            with m.If(redirect):
                 # discard what F, D, A and O hold: they are on the wrong path (``flush``)
                 m.d.sync += f_pc.eq(redirect_pc)
             with m.Elif(f_enable):
                 m.d.sync += f_pc.eq(f_pc + 1)
-            with m.If(routine_end):
-                m.d.sync += running.eq(0)
+        with m.If(running & ~fault & routine_end):
+            m.d.sync += running.eq(0)
 
         # (routine_end excludes every fault of the RETURN itself)
         m.d.comb += [self.done.eq(routine_end), self.result.eq(i_dec.imm[0]),
@@ -794,7 +805,6 @@ class Core(wiring.Component):
         # (and the address after each: fetch goes on from there without an adder after start)
         ahead_after = Signal(16)
         lookup_after = Signal(16)
-        launch_after = Signal(16)
         m.d.sync += [ahead_entry.eq(self.start_entry), ahead_pc.eq(entry_pc[self.start_entry]),
                      ahead_after.eq(entry_pc[self.start_entry] + 1),
                      ahead_known.eq(entry_known.bit_select(self.start_entry, 1)
@@ -807,20 +817,23 @@ class Core(wiring.Component):
         start = Signal()
         m.d.comb += start.eq(self.start | (routine_end & self.start_chain))
         m.d.sync += fc_start.eq(start & can_start)
+        with m.If(lookup_launch):
+            m.d.comb += [launch_pc.eq(lookup_pc), launch_after.eq(lookup_after)]
+        with m.Elif(self.start_direct):
+            m.d.comb += [launch_pc.eq(self.start_pc), launch_after.eq(self.start_pc + 1)]
+        with m.Else():
+            m.d.comb += [launch_pc.eq(ahead_pc), launch_after.eq(ahead_after)]
         with m.If(start & can_start):
             m.d.sync += [error.eq(0), self.error_code.eq(0)]
-            with m.If(self.start_direct):
-                m.d.comb += [launch.eq(1), launch_pc.eq(self.start_pc),
-                             launch_after.eq(self.start_pc + 1)]
-            with m.Elif(ahead_known & (ahead_entry == self.start_entry)):
-                m.d.comb += [launch.eq(1), launch_pc.eq(ahead_pc), launch_after.eq(ahead_after)]
+            with m.If(self.start_direct | (ahead_known & (ahead_entry == self.start_entry))):
+                m.d.comb += launch.eq(1)
             with m.Elif(entry_known.bit_select(self.start_entry, 1)):
                 m.d.sync += [lookup_launch.eq(1), lookup_pc.eq(entry_pc[self.start_entry]),
                              lookup_after.eq(entry_pc[self.start_entry] + 1), running.eq(0)]
             with m.Else():
                 m.d.sync += [lookup.eq(1), entry_index.eq(self.start_entry), running.eq(0)]
+        m.d.comb += f_addr.eq(Mux(lookup, entry_index, Mux(fetch_launch, launch_pc, f_pc)))
         with m.If(lookup):
-            m.d.comb += f_addr.eq(entry_index)
             m.d.sync += [lookup.eq(0), lookup_done.eq(1)]
         with m.If(lookup_done):
             # the entry is cached first and launched from the cache in the next cycle: the
@@ -832,10 +845,10 @@ class Core(wiring.Component):
                          entry_pc[entry_index].eq(resolved),
                          entry_known.bit_select(entry_index, 1).eq(1)]
         with m.If(lookup_launch):
-            m.d.comb += [launch.eq(1), launch_pc.eq(lookup_pc), launch_after.eq(lookup_after)]
+            m.d.comb += launch.eq(1)
             m.d.sync += lookup_launch.eq(0)
         with m.If(launch):
-            m.d.sync += [running.eq(1), f_pc.eq(launch_after)]
+            m.d.sync += running.eq(1)
         # (a launch fills D: d_valid above)
         m.d.comb += flush.eq(fault | (running & (redirect | routine_end)) | (start & can_start)
                              | launch)

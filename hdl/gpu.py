@@ -36,7 +36,8 @@ from hdl.arbiter import RoundRobinArbiter, SharedReadPort, StreamRegister
 from hdl.core import OutputWrite
 from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
-from hdl.io_unit import IoUnit, BandEntry, TriangleLayout, SLOT_ROWS, ROWS_PER_TRIANGLE
+from hdl.io_unit import (IoUnit, BandEntry, ConfigWrite, TriangleLayout, SLOT_ROWS,
+                         ROWS_PER_TRIANGLE)
 from hdl.isa import VectorLayout
 from hdl.narrow_store import TextureStore, PixelStore
 from hdl.shader_core import ShaderCore
@@ -237,17 +238,26 @@ class Gpu(wiring.Component):
         m.d.comb += [staged_final.x.eq(stage_final_x), staged_final.y.eq(stage_final_y),
                      staged_final.z.eq(host.wdata)]
 
-        # configuration rows: broadcast to every IO unit, only between frames
+        # configuration rows: taken only between frames into ``config_held``, and broadcast
+        # from there to every IO unit (each takes it when its core's register write port is
+        # free). The host waits on that flip-flop, not on the units: IO unit state -> register
+        # file port check -> units ready -> host link was the 1-core top's critical path. A
+        # frame start waits until the row is in.
         config_write = Signal()
         m.d.comb += config_write.eq(is_write & (region == Region.CONFIG) & (lane == 2)
                                     & (row < CONFIG_ROWS))
+        config_held = Signal()
+        config_row = Signal(ConfigWrite)
         units_ready = Cat(u.config.ready for u in self.io_units).all()
         for unit in self.io_units:
-            m.d.comb += [unit.config.valid.eq(config_write & ~frame_busy),
-                         unit.config.payload.row.eq(row),
-                         unit.config.payload.data.eq(staged_row)]
+            m.d.comb += [unit.config.valid.eq(config_held), unit.config.payload.eq(config_row)]
         with m.If(config_write):
-            m.d.comb += host.ready.eq(~frame_busy & units_ready)
+            m.d.comb += host.ready.eq(~frame_busy & ~config_held)
+            with m.If(~frame_busy & ~config_held):
+                m.d.sync += [config_held.eq(1), config_row.row.eq(row),
+                             config_row.data.eq(staged_row)]
+        with m.If(config_held & units_ready):
+            m.d.sync += config_held.eq(0)
 
         # band table: initial row at lane 2, output base at lane 3, final row at lane 6
         table_w = self.band_table.write_port(granularity=32)
@@ -314,9 +324,11 @@ class Gpu(wiring.Component):
 
         # --- control/status registers ------------------------------------------------------
         control_write = is_write & (region == Region.CONTROL)
+        with m.If(control_write & config_held):
+            m.d.comb += host.ready.eq(0)        # (a start waits for the configuration row)
         start = Signal()
         m.d.comb += start.eq(control_write & (offset == Reg.CTRL) & ((host.wdata & CTRL_START) != 0)
-                             & ~frame_busy)
+                             & ~frame_busy & ~config_held)
         m.d.comb += dispatcher.start.eq(start)
         with m.If(control_write & (offset == Reg.NUM_TRIANGLES)):
             m.d.sync += num_triangles.eq(Mux(host.wdata > self.max_triangles,

@@ -20,7 +20,7 @@ Read data appears one cycle after the address; a write in the same cycle as the 
 (transparent read ports).
 """
 
-from amaranth import Module, Signal, Mux, unsigned
+from amaranth import Module, Signal, Mux, Cat, unsigned
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -35,7 +35,9 @@ _COPY_STRIDE = 24          # row of swap register r in copy c: c * 24 + (r - 42)
 
 
 def _in_swap(addr):
-    return (addr >= BANK_SWAP.first) & (addr <= BANK_SWAP.last)
+    # written as "one of these addresses", not as two compares: synthesis maps the compares
+    # onto carry chains, slow on the IO side's path from its state to the write ports
+    return Cat(addr == r for r in range(BANK_SWAP.first, BANK_SWAP.last + 1)).any()
 
 
 class RegisterFile(wiring.Component):
