@@ -318,18 +318,21 @@ class Core(wiring.Component):
         # valid/tag: that path (ALU valid -> forwarding hit -> hazard -> issue) was the start
         # of the critical path on ECP5.
         # The tags live in a small ring indexed by the cycle (``wb_now``): a reservation writes
-        # entry now + latency, and the tag landing next cycle is read from entry now + 1 into
-        # a register (one write and one read per cycle, rather than shifting every entry; the
-        # register keeps the ring's LUT-RAM read and multiplexers off the forwarding path).
+        # entry now + latency, and the tag landing in two cycles is read from entry now + 2
+        # into a register (``next_tag``; one write and one read per cycle, rather than
+        # shifting every entry), which then moves into ``w_tag``. The registers keep the
+        # ring's LUT-RAM read and multiplexers off the forwarding path and the scoreboard's
+        # view of next cycle. Results of latency 1 and 2 bypass the ring into them.
         # Every reservation is a write that lands (``i_writes``: a writable register).
         wb_slots = Signal(self.max_latency + 1)
         wb_ring = Memory(shape=WritebackTag, depth=1 << self.max_latency.bit_length(), init=[])
         m.submodules.wb_ring = wb_ring
         wb_now = Signal(range(wb_ring.depth))
-        wb_next = Signal(range(wb_ring.depth), init=1)     # wb_now + 1, without an adder
-        m.d.sync += [wb_now.eq(wb_now + 1), wb_next.eq(wb_next + 1)]
+        wb_later = Signal(range(wb_ring.depth), init=2)    # wb_now + 2, without an adder
+        m.d.sync += [wb_now.eq(wb_now + 1), wb_later.eq(wb_later + 1)]
         wb_ring_r = wb_ring.read_port(domain="comb")
-        m.d.comb += wb_ring_r.addr.eq(wb_next)
+        m.d.comb += wb_ring_r.addr.eq(wb_later)
+        next_tag = Signal(WritebackTag)         # what lands next cycle, if reserved: registered
         w_valid = wb_slots[0]
         w_tag = Signal(WritebackTag)            # what lands now: registered
         w_lands = Signal()
@@ -391,12 +394,17 @@ class Core(wiring.Component):
         i_sb = Signal(ScoreboardView)
         issued_write = Signal()
         dst = i_dec.dst[:8]
-        ring_next = wb_ring_r.data
-        bypass = issued_write & (i_dec.latency == 1)
+        ring_next = next_tag
+        # The views of next cycle are worked out for both outcomes of this cycle's issue
+        # (``issues``: a write issues now, a Python bool) and picked by it last: the issue
+        # decision then meets the view logic in one multiplexer, not at its start.
 
-        def lands_next(addr):
-            return Mux(bypass, (dst == addr) & (i_dec.wmask != 0),
-                       wb_slots[1] & (ring_next.wmask != 0) & (ring_next.addr == addr))
+        def lands_next(addr, issues):
+            from_ring = wb_slots[1] & (ring_next.wmask != 0) & (ring_next.addr == addr)
+            if not issues:
+                return from_ring
+            bypass = i_dec.latency == 1
+            return Mux(bypass, (dst == addr) & (i_dec.wmask != 0), from_ring)
 
         def count_next(count, addr, issues_to):
             """The number of writes in flight to ``addr`` after this cycle."""
@@ -436,27 +444,29 @@ class Core(wiring.Component):
             m.d.comb += [view.hazard.eq(hazard), view.early_jump.eq(early_jump),
                          view.blocked.eq(hazard | view.slot_taken)]
 
-        def view_of_o():
-            """I's view of O's instruction for next cycle (O moves into I)."""
-            view = Signal(ScoreboardView, name="o_sb")
+        def view_of_o(issues):
+            """I's view of O's instruction for next cycle (O moves into I), if a write issues
+            now (``issues``) or not."""
+            view = Signal(ScoreboardView, name=f"o_sb_{'issue' if issues else 'none'}")
             src1, b_addr, o_dst = o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]
 
             def count(addr):
                 return Cat(count_lo.bit_select(addr, 1), count_hi.bit_select(addr, 1))
-            to_src1, to_b, to_dst = (issued_write & (dst == r) for r in (src1, b_addr, o_dst))
+            to_src1, to_b, to_dst = ((dst == r) if issues else Const(0)
+                                     for r in (src1, b_addr, o_dst))
             o_last = Cat(plane.bit_select(o_dst, 1) for plane in latency_planes)
             m.d.comb += [
                 view.a_count.eq(count_next(count(src1), src1, to_src1)),
                 view.b_count.eq(count_next(count(b_addr), b_addr, to_b)),
                 view.dst_count.eq(count_next(count(o_dst), o_dst, to_dst)),
-                view.a_hit.eq(lands_next(src1)),
-                view.b_hit.eq(lands_next(b_addr)),
-                view.dst_hit.eq(lands_next(o_dst)),
+                view.a_hit.eq(lands_next(src1, issues)),
+                view.b_hit.eq(lands_next(b_addr, issues)),
+                view.dst_hit.eq(lands_next(o_dst, issues)),
                 view.lands_after.eq(Mux(to_dst, o_dec.latency_rank >= i_dec.latency_rank,
                                         o_dec.latency_rank >= o_last)),
                 view.slot_taken.eq(o_dec.writes_reg
                                    & (wb_slots.bit_select(o_dec.latency + 1, 1)
-                                      | (issued_write & (i_dec.latency == o_dec.latency + 1)))),
+                                      | (Const(issues) & (i_dec.latency == o_dec.latency + 1)))),
                 view.known.eq(~to_src1 & Mux(outlook_for(src1), outlook.known,
                                              outlook_known.bit_select(src1, 1))),
                 view.negative.eq(Mux(outlook_for(src1), outlook.negative,
@@ -471,16 +481,17 @@ class Core(wiring.Component):
             return view
 
         def view_of_i():
-            """I's view of its own instruction for next cycle (it stays: nothing issues)."""
+            """I's view of its own instruction for next cycle (it stays: nothing issues, so
+            no write does: ``lands_next(..., False)``)."""
             view = Signal(ScoreboardView, name="i_sb_next")
             m.d.comb += [
                 view.eq(i_sb),
                 view.a_count.eq(i_sb.a_count - i_sb.a_hit),
                 view.b_count.eq(i_sb.b_count - i_sb.b_hit),
                 view.dst_count.eq(i_sb.dst_count - i_sb.dst_hit),
-                view.a_hit.eq(lands_next(i_dec.src1[:8])),
-                view.b_hit.eq(lands_next(i_dec.b_addr[:8])),
-                view.dst_hit.eq(lands_next(dst)),
+                view.a_hit.eq(lands_next(i_dec.src1[:8], False)),
+                view.b_hit.eq(lands_next(i_dec.b_addr[:8], False)),
+                view.dst_hit.eq(lands_next(dst, False)),
                 view.slot_taken.eq(i_dec.writes_reg & wb_slots.bit_select(i_dec.latency + 1, 1)),
             ]
             with m.If(outlook_for(i_dec.src1[:8])):
@@ -492,7 +503,7 @@ class Core(wiring.Component):
         i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
         i_b = forwarded(i_b_reg, i_sb.b_hit, "i_b")
         m.d.sync += i_sb.eq(view_of_i())            # (O's view when I takes)
-        o_sb = view_of_o()
+        o_sb = Mux(issued_write, view_of_o(True), view_of_o(False))
 
         m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
         outlook_a = Signal(32)
@@ -714,8 +725,10 @@ class Core(wiring.Component):
         wb_ring_w = wb_ring.write_port()
         m.d.comb += [wb_ring_w.addr.eq(wb_now + i_dec.latency), wb_ring_w.data.eq(tag),
                      wb_ring_w.en.eq(issued_write)]
-        # a 1-cycle result issued now lands next cycle: its tag bypasses the ring
-        m.d.sync += w_tag.eq(Mux(issued_write & (i_dec.latency == 1), tag, wb_ring_r.data))
+        # a result issued now lands next cycle (latency 1) or the cycle after: its tag
+        # bypasses the ring
+        m.d.sync += [w_tag.eq(Mux(issued_write & (i_dec.latency == 1), tag, next_tag)),
+                     next_tag.eq(Mux(issued_write & (i_dec.latency == 2), tag, wb_ring_r.data))]
 
         # --- pipeline advance, redirects, start and end of routines ------------------------
         launch = Signal()                         # a routine's first word is fetched now
