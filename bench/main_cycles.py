@@ -1,7 +1,7 @@
 """Cycles of one MAIN call (one ray-triangle test) on the RTL core, miss path and hit path.
 
     python -m bench.main_cycles --scene ../shared/scenes/theia-2010/example3 [--samples 200]
-                                [--seed 1] [--json [FILE]]
+                                [--seed 1] [--board] [--json [FILE]]
 
 The reference model renders up to a pixel as the control unit would (configuration rows, the
 pixel's band rows, INITIAL, CPPU, USERCONSTANTS, then RGU for the pixel), the triangle is
@@ -15,6 +15,9 @@ Reported: one miss and one hit at the image's centre pixel, then ``--samples`` r
 the RTL's mean cycles of misses and of hits (hits are topped up with random hitting pairs so
 that both means rest on data), and their mean weighted by the model's hit ratio, next to the
 original THEIA's 272 cycles per ray-triangle test. Prints JSON (``--json FILE`` also writes it).
+``--board``: the core as the ULX3S top builds it (boards/ulx3s.py: one divider for the lanes -
+shared by two cores there, which this does not model -, the serial square root, two-pass
+CROSS); the default is Core's own configuration.
 """
 
 import argparse
@@ -85,11 +88,13 @@ class ModelFrame:
         return before, list(core.regs), hit
 
 
-def rtl_main_cycles(frame, cases):
-    """Run MAIN on the RTL core for each (registers before, registers after) case; return the
-    cycle counts, checking every register against the model's after each run."""
+def rtl_main_cycles(frame, cases, **core_params):
+    """Run MAIN on the RTL core (``core_params``: Core's) for each (registers before,
+    registers after) case; return the cycle counts, checking every register against the
+    model's after each run."""
     scene = frame.scene
-    core = Core(frame.rom, tmem_words=len(frame.tmem), omem_words=3 * scene.width * scene.height)
+    core = Core(frame.rom, tmem_words=len(frame.tmem), omem_words=3 * scene.width * scene.height,
+                **core_params)
     cycles = []
     from sim.backends import MemoryModel
     memories = MemoryModel(frame.tmem, omem_words=3 * scene.width * scene.height)
@@ -126,6 +131,8 @@ def main(argv=None):
     parser.add_argument("--model-samples", type=int, default=20_000,
                         help="pairs run on the model only, for the hit ratio (default 20000)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--board", action="store_true",
+                        help="the core in the ULX3S top's configuration")
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
                         help="print JSON only (and write it to FILE if given)")
     args = parser.parse_args(argv)
@@ -169,7 +176,12 @@ def main(argv=None):
         cases = [(before, after) for _, (before, after) in
                  ((k, centre[k][1:]) for k in ("miss", "hit") if k in centre)]
         cases += [(b, a) for b, a, _ in sample_cases + extra_hits]
-        cycles = rtl_main_cycles(frame, cases)
+        core_params = {}
+        if args.board:
+            from boards.ulx3s import BOARD_DIVIDERS, BOARD_SERIAL_SQRT, BOARD_CROSS_PASSES
+            core_params = {"dividers": BOARD_DIVIDERS, "serial_sqrt": BOARD_SERIAL_SQRT,
+                           "cross_passes": BOARD_CROSS_PASSES}
+        cycles = rtl_main_cycles(frame, cases, **core_params)
         n_centre = len(cases) - len(sample_cases) - len(extra_hits)
         centre_cycles = dict(zip([k for k in ("miss", "hit") if k in centre], cycles[:n_centre]))
         sample_cycles = cycles[n_centre:n_centre + len(sample_cases)]
@@ -184,7 +196,7 @@ def main(argv=None):
         elif miss_cycles:
             weighted = mean(miss_cycles)
         result = {
-            "scene": str(args.scene),
+            "scene": str(args.scene), "core_params": core_params,
             "centre_pixel": [cx, cy],
             "centre_miss": {"triangle": centre["miss"][0], "cycles": centre_cycles["miss"]}
             if "miss" in centre else None,

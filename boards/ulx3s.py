@@ -76,19 +76,22 @@ BOARD_SHARED_DIVIDERS = True
 #: the MAG square root one root bit per cycle (hdl/serial_sqrt.py): a sixth of the pipelined
 #: one's logic; MAG is once per pixel in the default firmware
 BOARD_SERIAL_SQRT = True
+#: CROSS in two passes over three multipliers (12 MULT18X18D per core instead of 24): the DSP
+#: blocks sit in three rows across the chip, and 24 of them stretched each core along a row
+BOARD_CROSS_PASSES = 2
 
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
     ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, the serial square root,
-    user RAM and swap memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 17-19
+    CROSS in two passes over three multipliers, user RAM and swap memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 17-19
     leave 8 per core, for the general registers' two copies (6) and the firmware ROM (2))."""
     from hdl.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom
         rom = default_rom()
     return Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS, shared_dividers=BOARD_SHARED_DIVIDERS,
-               serial_sqrt=BOARD_SERIAL_SQRT,
+               serial_sqrt=BOARD_SERIAL_SQRT, cross_passes=BOARD_CROSS_PASSES,
                narrow_stores=True, lut_memories=True,
                **limits.gpu_params())
 

@@ -59,7 +59,7 @@ from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, 
                      AddrOp, JumpFunc)
 from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
 from hdl.regfile import RegisterFile
-from hdl.valu import VectorALU
+from hdl.valu import VectorALU, MULTIPLIER_OPS
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook
 
@@ -118,6 +118,7 @@ class IssueClass(data.Struct):
     alu: 1                # ALU-kind
     div: 1                # (with alu) DIV
     mag: 1                # (with alu) MAG
+    mul: 1                # (with alu) an opcode of MULTIPLIER_OPS
     flow: 1               # BRANCH, JUMP, CALL, RET
     call: 1               # (with flow)
     ret: 1                # (with flow)
@@ -135,6 +136,7 @@ def issue_class(dec, fetch_fault):
                fine & (kind == Kind.ALU),
                fine & (kind == Kind.ALU) & (dec.opcode == Op.DIV),
                fine & (kind == Kind.ALU) & (dec.opcode == Op.MAG),
+               fine & (kind == Kind.ALU) & Cat(dec.opcode == op for op in MULTIPLIER_OPS).any(),
                fine & ((kind == Kind.BRANCH) | (kind == Kind.JUMP) | (kind == Kind.CALL)
                        | (kind == Kind.RET)),
                fine & (kind == Kind.CALL),
@@ -170,7 +172,8 @@ class Core(wiring.Component):
     OMWRITE), ``stack_depth``, ``div_bits_per_stage``, ``dividers`` and ``serial_sqrt`` (the
     vector ALU's: 3 lane dividers, 1 shared by the lanes - hdl/serial_divider.py - or 0: the
     ``div`` port to a divider shared with other cores, hdl/shared_divider.py; the
-    pipelined square root, or one root bit per cycle - hdl/serial_sqrt.py), ``lut_memories``
+    pipelined square root, or one root bit per cycle - hdl/serial_sqrt.py), ``cross_passes``
+    (the vector ALU's: CROSS on six multipliers, or in two passes over three), ``lut_memories``
     (user RAM and swap memories in LUT RAM instead of block RAM).
 
     Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
@@ -185,7 +188,7 @@ class Core(wiring.Component):
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
                  stack_depth=8, div_bits_per_stage=2, dividers=3, serial_sqrt=False,
-                 lut_memories=False):
+                 cross_passes=1, lut_memories=False):
         self.rom_words = list(rom)
         self.user_words = user_words
         self.tmem_words = tmem_words
@@ -194,7 +197,8 @@ class Core(wiring.Component):
         # no tag travels through the ALU: where a result goes is kept with the write-port
         # reservations, which know it a cycle ahead
         self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
-                              dividers=dividers, serial_sqrt=serial_sqrt)
+                              dividers=dividers, serial_sqrt=serial_sqrt,
+                              cross_passes=cross_passes)
         self.max_latency = self.valu.max_latency
         members = {
             "start": In(1), "start_chain": In(1), "start_direct": In(1), "start_entry": In(4),
@@ -516,11 +520,13 @@ class Core(wiring.Component):
         early_jump = i_sb.early_jump
         slot_taken = i_sb.slot_taken
 
-        # a shared divider (dividers=1) still busy with the lanes of the previous DIV, or the
-        # serial square root with the previous MAG
+        # a shared divider (dividers=1) still busy with the lanes of the previous DIV, the
+        # serial square root with the previous MAG, or the multipliers with a CROSS's second
+        # pass
         unit_busy = Signal()
         m.d.comb += unit_busy.eq((i_class.div & ~valu.div_ready)
-                                 | (i_class.mag & ~valu.mag_ready))
+                                 | (i_class.mag & ~valu.mag_ready)
+                                 | (i_class.mul & ~valu.mul_ready))
 
         kind = i_dec.kind
         i_issue = Signal()              # the instruction in I leaves I this cycle

@@ -64,15 +64,16 @@ class Gpu(wiring.Component):
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
     lanes, see hdl/serial_divider.py), ``shared_dividers`` (with ``dividers=1``: each pair of
     cores shares one, taking turns, hdl/shared_divider.py), ``serial_sqrt`` (per core: the MAG
-    square root one root bit per cycle, hdl/serial_sqrt.py, or pipelined), ``narrow_stores``
+    square root one root bit per cycle, hdl/serial_sqrt.py, or pipelined), ``cross_passes``
+    (per core: CROSS in two passes over three multipliers, or on six), ``narrow_stores``
     (8-bit texture and output stores, hdl/narrow_store.py: exact for 8-bit textures, the
     output read back as converted pixels), ``lut_memories`` (each core's user RAM and swap
     memories in LUT RAM: saves block RAMs)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
-                 dividers=1, shared_dividers=True, serial_sqrt=True, narrow_stores=False,
-                 lut_memories=False):
+                 dividers=1, shared_dividers=True, serial_sqrt=True, cross_passes=2,
+                 narrow_stores=False, lut_memories=False):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
         for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
@@ -101,7 +102,8 @@ class Gpu(wiring.Component):
         self.shader_cores = [ShaderCore(rom, user_words=user_words, tmem_words=tmem_words,
                                         omem_words=omem_words,
                                         dividers=0 if shared_dividers else dividers,
-                                        serial_sqrt=serial_sqrt, lut_memories=lut_memories)
+                                        serial_sqrt=serial_sqrt, cross_passes=cross_passes,
+                                        lut_memories=lut_memories)
                              for _ in range(cores)]
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
         self.scene_mem = Memory(shape=unsigned(TriangleLayout.size),

@@ -11,8 +11,14 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
 * SIMPLE [1]: ADD SUB INC DEC INCX/Y/Z COPY ZERO MOD FRAC INTP NEG XCHANGEX/Y/Z UNSCALE RESCALE
   LEA SETX/Y/Z SWIZZLE3D - one adder per lane plus a result select, then the output register.
 * MULTIPLY [Multiplier.LATENCY = 3]: MUL IMUL MULP - the lane multipliers' low 32 bits.
-* PRODUCT_SUM [Multiplier.LATENCY + 1 = 4]: DOT CROSS - one more stage adds (DOT: three-term
-  carry-save sum) or subtracts (CROSS) the 64-bit products and takes ``fix``.
+* PRODUCT_SUM [Multiplier.LATENCY + 1 = 4]: DOT - one more stage adds the three 64-bit products
+  (a carry-save sum) and takes ``fix``.
+* CROSS [Multiplier.LATENCY + cross_passes = 4]: CROSS - the same stage subtracts the two
+  products of each lane. With ``cross_passes=1`` six multipliers make all six products at once;
+  with ``cross_passes=2`` three multipliers make them in two cycles (the minuends, then the
+  subtrahends: latency 5), and ``mul_ready`` is low in the cycle after a CROSS (the issuer must
+  not send MUL, IMUL, MULP, DOT, CROSS or MAG then: ``MULTIPLIER_OPS``). Half the DSP blocks:
+  on the ECP5 a core's 24 MULT18X18D spread it along a whole DSP row of the chip.
 * DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers; or,
   with ``dividers=1``, one divider shared by the lanes (hdl/serial_divider.py, latency 28): a
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
@@ -26,8 +32,9 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
   (hdl/serial_sqrt.py, same latency, a sixth of the logic): a MAG holds ``mag_ready`` low for the
   30 cycles after it (the issuer must not send a MAG while it is low).
 
-Six multipliers: lanes x, y, z use multipliers 0, 1, 2 for MUL/IMUL/DOT/MAG (MULP uses 2 only);
-CROSS needs two products per lane, so multipliers 3, 4, 5 supply the subtrahends. The products
+Lanes x, y, z use multipliers 0, 1, 2 for MUL/IMUL/DOT/MAG (MULP uses 2 only); CROSS needs two
+products per lane: multipliers 3, 4, 5 supply the subtrahends, or (``cross_passes=2``)
+multipliers 0, 1, 2 in the cycle after the minuends. The products
 are at most 2**45 in magnitude (scaled), so the sum stage works on 48 bits: exact for ``fix``
 (the sign is bit 47 of the 48-bit sum) and for the MAG radicand (below 3 * 2**45).
 
@@ -35,8 +42,9 @@ Ports: in ``i_valid``, ``i_op[7]`` (an ``hdl.isa.Op`` value), ``i_a``, ``i_b`` (
 ``i_imm[32]`` (SETx value, SWIZZLE3D selector), ``i_pc[16]`` (LEA), ``i_tag[tag_width]``;
 out ``o_valid``, ``o_result`` (VectorLayout, the full vector: the lane write mask
 ``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky; also set by a MAG
-sent while ``mag_ready`` is low), ``div_ready`` (always 1 with three dividers), ``mag_ready``
-(always 1 with the pipelined square root).
+sent while ``mag_ready`` is low, or a multiplier operation while ``mul_ready`` is low),
+``div_ready`` (always 1 with three dividers), ``mag_ready`` (always 1 with the pipelined square
+root), ``mul_ready`` (always 1 with ``cross_passes=1``).
 A non-ALU opcode sent with ``i_valid`` goes down the SIMPLE class and yields (0, 0, 0).
 
 Measured with tag_width = 8 and the defaults, before the multiplier worked on signed
@@ -60,13 +68,15 @@ from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
 from hdl.serial_sqrt import SerialSquareRoot
 from hdl.shared_divider import divider_link
 
-__all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS"]
+__all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS",
+           "MULTIPLIER_OPS"]
 
 
 class LatencyClass(Enum):
     SIMPLE = "simple"
     MULTIPLY = "multiply"
     PRODUCT_SUM = "product_sum"
+    CROSS = "cross"
     DIVIDE = "divide"
     MAGNITUDE = "magnitude"
 
@@ -75,18 +85,23 @@ ALU_OPS = tuple(op for op, info in OPS.items() if info.kind == Kind.ALU)
 
 _NOT_SIMPLE = {
     Op.MUL: LatencyClass.MULTIPLY, Op.IMUL: LatencyClass.MULTIPLY, Op.MULP: LatencyClass.MULTIPLY,
-    Op.DOT: LatencyClass.PRODUCT_SUM, Op.CROSS: LatencyClass.PRODUCT_SUM,
+    Op.DOT: LatencyClass.PRODUCT_SUM, Op.CROSS: LatencyClass.CROSS,
     Op.DIV: LatencyClass.DIVIDE,
     Op.MAG: LatencyClass.MAGNITUDE,
 }
 #: the latency class of every ALU-kind opcode
 CLASS_OF = {op: _NOT_SIMPLE.get(op, LatencyClass.SIMPLE) for op in ALU_OPS}
+#: the opcodes that use the lane multipliers
+MULTIPLIER_OPS = frozenset(op for op, c in CLASS_OF.items()
+                           if c in (LatencyClass.MULTIPLY, LatencyClass.PRODUCT_SUM,
+                                    LatencyClass.CROSS, LatencyClass.MAGNITUDE))
 
 #: what each class is, and how its latency follows from the units'
 LATENCY_CLASSES = {
     LatencyClass.SIMPLE: "1: lane adder + result select, registered",
     LatencyClass.MULTIPLY: "Multiplier.LATENCY: low 32 bits of the lane products",
-    LatencyClass.PRODUCT_SUM: "Multiplier.LATENCY + 1: sum/difference of 64-bit products, fix",
+    LatencyClass.PRODUCT_SUM: "Multiplier.LATENCY + 1: sum of 64-bit products, fix",
+    LatencyClass.CROSS: "Multiplier.LATENCY + cross_passes: difference of 64-bit products, fix",
     LatencyClass.DIVIDE: "Divider(bits_per_stage).latency: three lane dividers "
                          "(+ 2 for one divider shared by the lanes)",
     LatencyClass.MAGNITUDE: "Multiplier.LATENCY + 1 + SquareRoot(bits_per_stage).latency",
@@ -174,9 +189,12 @@ class VectorALU(wiring.Component):
     ``o_valid`` for an ALU-kind opcode; ``latencies`` maps each LatencyClass to its latency."""
 
     def __init__(self, tag_width=8, div_bits_per_stage=2, sqrt_bits_per_stage=1,
-                 isolate_idle_units=False, dividers=3, serial_sqrt=False):
+                 isolate_idle_units=False, dividers=3, serial_sqrt=False, cross_passes=1):
         if dividers not in (0, 1, 3):
             raise ValueError(f"dividers must be 0, 1 or 3, not {dividers!r}")
+        if cross_passes not in (1, 2):
+            raise ValueError(f"cross_passes must be 1 or 2, not {cross_passes!r}")
+        self.cross_passes = cross_passes
         self.tag_width = tag_width
         self.dividers = dividers
         self.serial_sqrt = serial_sqrt
@@ -191,6 +209,7 @@ class VectorALU(wiring.Component):
             LatencyClass.SIMPLE: 1,
             LatencyClass.MULTIPLY: Multiplier.LATENCY,
             LatencyClass.PRODUCT_SUM: Multiplier.LATENCY + 1,
+            LatencyClass.CROSS: Multiplier.LATENCY + cross_passes,
             LatencyClass.DIVIDE: div_latency,
             LatencyClass.MAGNITUDE: Multiplier.LATENCY + 1 + root_latency,
         }
@@ -199,7 +218,7 @@ class VectorALU(wiring.Component):
             "i_valid": In(1), "i_op": In(7), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
             "i_imm": In(32), "i_pc": In(16), "i_tag": In(tag_width),
             "o_valid": Out(1), "o_result": Out(VectorLayout), "o_tag": Out(tag_width),
-            "collision": Out(1), "div_ready": Out(1), "mag_ready": Out(1),
+            "collision": Out(1), "div_ready": Out(1), "mag_ready": Out(1), "mul_ready": Out(1),
         }
         if dividers == 0:
             if tag_width:
@@ -223,6 +242,11 @@ class VectorALU(wiring.Component):
     def mag_cycles(self):
         """Cycles a MAG keeps the next MAG out (reference of ``mag_ready``)."""
         return SerialSquareRoot.BUSY_CYCLES + 1 if self.serial_sqrt else 1
+
+    def multiplier_cycles(self, op):
+        """Cycles an operation keeps the next one of MULTIPLIER_OPS out (reference of
+        ``mul_ready``)."""
+        return self.cross_passes if op == Op.CROSS else 1
 
     def elaborate(self, platform):
         m = Module()
@@ -321,38 +345,68 @@ class VectorALU(wiring.Component):
         is_mulp, is_cross, is_dot, is_mag = (op == Op.MULP), (op == Op.CROSS), \
             (op == Op.DOT), (op == Op.MAG)
         is_multiply = is_op(Op.MUL, Op.IMUL, Op.MULP)
-        flags = Cat(is_multiply, is_mulp, is_cross, is_dot, is_mag)
+        two_pass = self.cross_passes == 2
+        # (``second``: the subtrahends' pass of a two-pass CROSS)
+        second = Signal()
+        flags = Cat(is_multiply, is_mulp, is_cross, is_dot, is_mag, second)
         multipliers = []
-        for n in range(6):
+        for n in range(3 if two_pass else 6):
             mul = Multiplier(tag_width=self.tag_width + len(flags) if n == 0 else 0)
             m.submodules[f"multiplier{n}"] = mul
             multipliers.append(mul)
         multiply_issue = self.i_valid & (is_multiply | is_cross | is_dot | is_mag)
         cross_issue = self.i_valid & is_cross
-        m.d.comb += [
-            multipliers[0].i_tag.eq(Cat(self.i_tag, flags)),
-            multipliers[0].i_valid.eq(multiply_issue),
-        ]
         ax, ay, az = a_lanes
         bx, by, bz = b_lanes
+        subtrahends = [(az, by), (ax, bz), (ay, bx)]
+        lane_inputs = []
         # (default operands, CROSS operands); MAG squares a; MULP is ax * ay on lane z
         for lane, (cross_a, cross_b) in enumerate([(ay, bz), (az, bx), (ax, by)]):
-            mul = multipliers[lane]
             a_in = Mux(is_cross, cross_a, a_lanes[lane])
             b_in = Mux(is_cross, cross_b, Mux(is_mag, a_lanes[lane], b_lanes[lane]))
             if lane == 2:                       # MULP: ax * ay, lane z only
                 a_in = Mux(is_mulp, ax, a_in)
                 b_in = Mux(is_mulp, ay, b_in)
-            m.d.comb += [mul.i_a.eq(isolate(multiply_issue, a_in)),
-                         mul.i_b.eq(isolate(multiply_issue, b_in)),
-                         mul.i_scaled.eq(op != Op.IMUL)]
-        for n, (sub_a, sub_b) in zip(range(3, 6), [(az, by), (ax, bz), (ay, bx)]):
-            mul = multipliers[n]
-            m.d.comb += [mul.i_valid.eq(cross_issue), mul.i_a.eq(isolate(cross_issue, sub_a)),
-                         mul.i_b.eq(isolate(cross_issue, sub_b)), mul.i_scaled.eq(1)]
+            lane_inputs.append((isolate(multiply_issue, a_in), isolate(multiply_issue, b_in),
+                                op != Op.IMUL))
+        if two_pass:
+            # the subtrahends wait a cycle in registers; meanwhile nothing else may use the
+            # multipliers (``mul_ready``, a flip-flop: it feeds the core's issue decision)
+            held = [(Signal(32, name=f"cross_{LANES[n]}_a", reset_less=True),
+                     Signal(32, name=f"cross_{LANES[n]}_b", reset_less=True)) for n in range(3)]
+            held_tag = Signal(self.tag_width, reset_less=True)
+            with m.If(cross_issue):
+                m.d.sync += [h.eq(v) for pair, sub in zip(held, subtrahends)
+                             for h, v in zip(pair, sub)]
+                m.d.sync += held_tag.eq(self.i_tag)
+            m.d.sync += second.eq(cross_issue)
+            m.d.comb += self.mul_ready.eq(~second)
+            with m.If(second & multiply_issue):
+                m.d.sync += self.collision.eq(1)
+            for mul, (a_in, b_in, scaled), (held_a, held_b) in zip(multipliers, lane_inputs,
+                                                                   held):
+                m.d.comb += [mul.i_a.eq(Mux(second, held_a, a_in)),
+                             mul.i_b.eq(Mux(second, held_b, b_in)),
+                             mul.i_scaled.eq(second | scaled)]
+            second_flags = Cat(0, 0, 1, 0, 0, 1)
+            m.d.comb += [
+                multipliers[0].i_tag.eq(Mux(second, Cat(held_tag, second_flags),
+                                            Cat(self.i_tag, flags))),
+                multipliers[0].i_valid.eq(multiply_issue | second),
+            ]
+        else:
+            m.d.comb += self.mul_ready.eq(1)
+            for mul, (a_in, b_in, scaled) in zip(multipliers, lane_inputs):
+                m.d.comb += [mul.i_a.eq(a_in), mul.i_b.eq(b_in), mul.i_scaled.eq(scaled)]
+            for mul, (sub_a, sub_b) in zip(multipliers[3:], subtrahends):
+                m.d.comb += [mul.i_valid.eq(cross_issue),
+                             mul.i_a.eq(isolate(cross_issue, sub_a)),
+                             mul.i_b.eq(isolate(cross_issue, sub_b)), mul.i_scaled.eq(1)]
+            m.d.comb += [multipliers[0].i_tag.eq(Cat(self.i_tag, flags)),
+                         multipliers[0].i_valid.eq(multiply_issue)]
 
         mul_tag = multipliers[0].o_tag[:self.tag_width]
-        (out_multiply, out_mulp, out_cross, out_dot, out_mag) = \
+        (out_multiply, out_mulp, out_cross, out_dot, out_mag, out_second) = \
             multipliers[0].o_tag[self.tag_width:]
         products = [mul.o_p for mul in multipliers]
         low_words = [Mux(out_mulp, 0, products[0][:32]), Mux(out_mulp, 0, products[1][:32]),
@@ -360,25 +414,36 @@ class VectorALU(wiring.Component):
         outputs.append((LatencyClass.MULTIPLY, multipliers[0].o_valid & out_multiply,
                         low_words, mul_tag))
 
-        # --- PRODUCT_SUM: DOT and CROSS results, and the MAG radicand ---------------------------
+        # --- PRODUCT_SUM and CROSS: DOT and CROSS results, and the MAG radicand -----------------
         SUM_WIDTH = 48
         wide = [p[:SUM_WIDTH] for p in products]
         dot_sum = Signal(SUM_WIDTH, name="dot_sum")
         m.d.comb += dot_sum.eq(carry_save_add(m, wide[0], wide[1], wide[2], SUM_WIDTH))
+        if two_pass:
+            # the minuends come out a cycle before the subtrahends: kept for that cycle
+            minuends = [Signal(SUM_WIDTH, name=f"minuend_{n}", reset_less=True) for n in LANES]
+            m.d.sync += [held.eq(w) for held, w in zip(minuends, wide)]
+            cross_pairs = list(zip(minuends, wide))
+            cross_done = out_cross & out_second
+        else:
+            cross_pairs = list(zip(wide, wide[3:]))
+            cross_done = out_cross
         sum_valid = Signal()
         sum_is_mag = Signal(reset_less=True)
         sum_tag = Signal(self.tag_width, reset_less=True)
         sum_result = [Signal(32, name=f"sum_{n}", reset_less=True) for n in LANES]
         radicand = Signal(S_WIDTH, reset_less=True)
         m.d.sync += [
-            sum_valid.eq(multipliers[0].o_valid & (out_cross | out_dot | out_mag)),
+            sum_valid.eq(multipliers[0].o_valid & (cross_done | out_dot | out_mag)),
             sum_is_mag.eq(out_mag), sum_tag.eq(mul_tag),
             radicand.eq(isolate(out_mag, dot_sum[:S_WIDTH])),
         ]
-        for lane in range(3):
-            difference = (wide[lane] - wide[lane + 3])[:SUM_WIDTH]
+        for lane, (minuend, subtrahend) in enumerate(cross_pairs):
+            difference = (minuend - subtrahend)[:SUM_WIDTH]
             m.d.sync += sum_result[lane].eq(Mux(out_cross, fix_of(difference, SUM_WIDTH - 1),
                                                 fix_of(dot_sum, SUM_WIDTH - 1)))
+        # (DOT and CROSS leave through the same register: their latencies differ, so the
+        # issuer's write-port reservation keeps them apart)
         outputs.append((LatencyClass.PRODUCT_SUM, sum_valid & ~sum_is_mag, sum_result, sum_tag))
 
         # --- MAGNITUDE ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from hdl.isa import MASK32, OPS, SWIZZLES, Kind, Op
-from hdl.valu import ALU_OPS, CLASS_OF, LatencyClass, VectorALU
+from hdl.valu import ALU_OPS, CLASS_OF, MULTIPLIER_OPS, LatencyClass, VectorALU
 from sim.semantics import alu_result
 from tests.test_multiplier import EDGES, random_word
 
@@ -48,24 +48,24 @@ def run_schedule(dut, issues, cycles):
     Each result must leave exactly ``dut.latency(op)`` cycles after its operation went in, with
     its tag; returns (checked, mismatches)."""
     due = {}
-    unit_free = {op: 0 for op in UNIT_READY}
+    unit_free = {unit: 0 for unit in UNITS}
     for cycle, operation in sorted(issues.items()):
         done = cycle + dut.latency(operation[0]) - 1
         assert done not in due, "the schedule itself collides"
         due[done] = cycle
-        if operation[0] in UNIT_READY:
-            assert cycle >= unit_free[operation[0]], \
-                f"the schedule sends a {Op(operation[0]).name} while its unit is busy"
-            unit_free[operation[0]] = cycle + unit_cycles(dut, operation)
-    ready = {op: [] for op in UNIT_READY}
+        for unit in units_of(operation[0]):
+            assert cycle >= unit_free[unit], \
+                f"the schedule sends a {Op(operation[0]).name} while the {unit} is busy"
+            unit_free[unit] = cycle + unit_cycles(dut, unit, operation)
+    ready = {unit: [] for unit in UNITS}
     mismatches = []
     checked = []
 
     async def testbench(ctx):
         for cycle in range(cycles):
             operation = issues.get(cycle)
-            for op, port in UNIT_READY.items():
-                ready[op].append(ctx.get(getattr(dut, port)))
+            for unit, (_, port) in UNITS.items():
+                ready[unit].append(ctx.get(getattr(dut, port)))
             if operation is None:
                 ctx.set(dut.i_valid, 0)
             else:
@@ -99,28 +99,40 @@ def run_schedule(dut, issues, cycles):
     sim.add_testbench(testbench)
     sim.run()
     assert len(checked) == len(issues)
-    # div_ready (mag_ready) is low exactly while the reference says the divider (square root)
-    # is busy
-    for unit_op in UNIT_READY:
+    # div_ready (mag_ready, mul_ready) is low exactly while the reference says the divider
+    # (square root, multipliers) is busy
+    for unit, (_, port) in UNITS.items():
         busy = set()
         for cycle, operation in issues.items():
-            if operation[0] == unit_op:
-                busy.update(range(cycle + 1, cycle + unit_cycles(dut, operation)))
-        assert [c for c, r in enumerate(ready[unit_op]) if not r] == sorted(busy), \
-            UNIT_READY[unit_op]
+            if unit in units_of(operation[0]):
+                busy.update(range(cycle + 1, cycle + unit_cycles(dut, unit, operation)))
+        assert [c for c, r in enumerate(ready[unit]) if not r] == sorted(busy), port
     return checked, mismatches
 
 
-#: the opcodes whose unit may be busy for a while, and the port that says it is not
-UNIT_READY = {Op.DIV: "div_ready", Op.MAG: "mag_ready"}
+#: the units that may be busy for a while: the opcodes that use each, the port that says it is
+#: free
+UNITS = {"divider": ({Op.DIV}, "div_ready"), "square root": ({Op.MAG}, "mag_ready"),
+         "multipliers": (MULTIPLIER_OPS, "mul_ready")}
 
 
-def unit_cycles(dut, operation):
-    """Cycles ``operation`` keeps the next one of its opcode out."""
+def units_of(op):
+    return [unit for unit, (ops, _) in UNITS.items() if op in ops]
+
+
+def unit_cycles(dut, unit, operation):
+    """Cycles ``operation`` keeps the next user of ``unit`` out."""
     op, a, b = operation[:3]
-    if op == Op.DIV:
+    if unit == "divider":
         return dut.divider_cycles(a, b)
-    return dut.mag_cycles() if op == Op.MAG else 1
+    return dut.mag_cycles() if unit == "square root" else dut.multiplier_cycles(op)
+
+
+def issue_spacing(dut, operation):
+    """Cycles until the next operation may issue after ``operation`` when it has the same
+    opcode (its units' busy cycles)."""
+    return max([unit_cycles(dut, unit, operation) for unit in units_of(operation[0])],
+               default=1)
 
 
 def opcode_streams(rng, ops, count, dut):
@@ -130,7 +142,7 @@ def opcode_streams(rng, ops, count, dut):
         for _ in range(count):
             operation = random_operation(rng, op)
             issues[cycle] = operation
-            cycle += unit_cycles(dut, operation)
+            cycle += issue_spacing(dut, operation)
         cycle += dut.max_latency
     return issues, cycle + 1
 
@@ -165,27 +177,32 @@ def schedule(dut, operations):
     result would leave in a cycle an earlier one already reserved, or while its unit (divider,
     serial square root) is busy. Returns (issues, cycles, cycles spent waiting for a unit)."""
     issues, taken, cycle = {}, set(), 0
-    unit_free = {op: 0 for op in UNIT_READY}
-    unit_waits = 0                      # cycles spent waiting for a busy divider/square root
+    unit_free = {unit: 0 for unit in UNITS}
+    unit_waits = 0                      # cycles spent waiting for a busy unit
     for operation in operations:
         op = operation[0]
-        while cycle + dut.latency(op) in taken or cycle < unit_free.get(op, 0):
-            unit_waits += cycle < unit_free.get(op, 0)
+
+        def unit_busy():
+            return any(cycle < unit_free[unit] for unit in units_of(op))
+        while cycle + dut.latency(op) in taken or unit_busy():
+            unit_waits += unit_busy()
             cycle += 1
         taken.add(cycle + dut.latency(op))
         issues[cycle] = operation
-        if op in UNIT_READY:
-            unit_free[op] = cycle + unit_cycles(dut, operation)
+        for unit in units_of(op):
+            unit_free[unit] = cycle + unit_cycles(dut, unit, operation)
         cycle += 1
     return issues, cycle + dut.max_latency + 1, unit_waits
 
 
-@pytest.mark.parametrize("dividers, serial_sqrt", [(3, False), (1, True)])
-def test_mixed_stream_with_reserved_writeback_slots(dividers, serial_sqrt):
+@pytest.mark.parametrize("dividers, serial_sqrt, cross_passes", [(3, False, 1), (1, True, 2)])
+def test_mixed_stream_with_reserved_writeback_slots(dividers, serial_sqrt, cross_passes):
     """Random opcodes, all classes interleaved, issued through writeback-slot reservation
-    (and, with one shared divider and the serial square root, DIVs and MAGs held back while
-    ``div_ready`` / ``mag_ready`` is low)."""
-    dut = VectorALU(TAG_WIDTH, dividers=dividers, serial_sqrt=serial_sqrt)
+    (and, with one shared divider, the serial square root and two-pass CROSS, DIVs, MAGs and
+    multiplier operations held back while ``div_ready`` / ``mag_ready`` / ``mul_ready`` is
+    low)."""
+    dut = VectorALU(TAG_WIDTH, dividers=dividers, serial_sqrt=serial_sqrt,
+                    cross_passes=cross_passes)
     rng = random.Random(12)
     operations = [random_operation(rng, rng.choice(ALU_OPS)) for _ in range(3000)]
     issues, cycles, unit_waits = schedule(dut, operations)
