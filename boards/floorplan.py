@@ -1,0 +1,102 @@
+"""Hard-block floorplan of the ULX3S-85F top: where the block RAMs and DSP blocks go.
+
+Without it nextpnr spreads every core over the whole chip: the block RAMs are 97 % used (the
+texture and output stores alone take 155 of 208), so a core's register-file block RAMs land
+wherever one is free, and its DSP blocks spread along the DSP rows; each core's logic follows
+them (measured on the 4-core top: a core's cells over x = 57 +- 34 of the 126 columns; the
+placement's estimate 33-36 MHz). Pinning the hard blocks gives each core a quadrant and its
+logic follows (x 25-101 +- 20, estimate 40 MHz): core k's block RAMs at one end of a block-RAM
+row and its DSP blocks at the same end of the DSP row nearest to it (cores 0, 1 bottom left /
+right, 2, 3 top left / right: the pairs that share a divider sit side by side), the scene
+memory in the middle of the chip (read by every IO unit), the texture and output stores
+everywhere else (their logic is a few address and data wires).
+
+``pin_hard_blocks(path)`` adds nextpnr's ``BEL`` attribute to those cells of a Yosys JSON
+netlist (the board build runs it between synthesis and place and route). Cells it does not
+know (cores beyond the fourth, other memories) stay free. Site names are nextpnr-ecp5's for the
+LFE5U-85F: block RAMs in four rows of 52, DSP blocks (MULT18X18D) in three rows of 52, the same
+columns in every row.
+"""
+
+import json
+import re
+
+__all__ = ["pin_hard_blocks", "plan_sites"]
+
+BRAM_ROWS = (22, 46, 70, 82)
+#: (x, index of the EBR in its tile) of every block RAM of a row
+BRAM_COLUMNS = tuple((x, k) for base in (4, 13, 22, 31, 40, 49, 58, 69, 78, 87, 96, 105, 114)
+                     for k, x in enumerate(range(base, base + 8, 2)))
+DSP_ROWS = (10, 34, 58)
+#: (x, index of the MULT18 in its tile) of every DSP block of a row
+DSP_COLUMNS = ((8, 4), (9, 5), (13, 0), (14, 1), (17, 4), (18, 5), (22, 0), (23, 1), (26, 4),
+               (27, 5), (31, 0), (32, 1), (35, 4), (36, 5), (40, 0), (41, 1), (44, 4), (45, 5),
+               (49, 0), (50, 1), (53, 4), (54, 5), (58, 0), (59, 1), (62, 4), (63, 5), (69, 0),
+               (70, 1), (73, 4), (74, 5), (78, 0), (79, 1), (82, 4), (83, 5), (87, 0), (88, 1),
+               (91, 4), (92, 5), (96, 0), (97, 1), (100, 4), (101, 5), (105, 0), (106, 1),
+               (109, 4), (110, 5), (114, 0), (115, 1), (118, 4), (119, 5))
+#: core k: (block-RAM row, DSP row, which end of them)
+QUADRANTS = ((22, 10, "left"), (22, 10, "right"), (70, 58, "left"), (70, 58, "right"))
+SCENE_ROW = 46
+
+_CORE = re.compile(r"\.core(\d+)\.")
+
+
+def _brams(y):
+    return [f"X{x}/Y{y}/EBR{k}" for x, k in BRAM_COLUMNS]
+
+
+def _dsps(y):
+    return [f"X{x}/Y{y}/MULT18_{k}" for x, k in DSP_COLUMNS]
+
+
+def _end(sites, count, side):
+    return sites[:count] if side == "left" else sites[len(sites) - count:]
+
+
+def plan_sites(cells):
+    """``{cell name: site}`` for the cells (``{name: type}``) this floorplan places."""
+    plan = {}
+    taken = set()
+
+    def place(names, sites):
+        free = [s for s in sites if s not in taken]
+        for name, site in zip(sorted(names), free):
+            plan[name] = site
+            taken.add(site)
+
+    def of_type(kind, test):
+        return [n for n, t in cells.items() if t == kind and test(n)]
+
+    for k, (bram_row, dsp_row, side) in enumerate(QUADRANTS):
+        def in_core(name, k=k):
+            found = _CORE.search(name)
+            return found is not None and int(found.group(1)) == k
+        brams = of_type("DP16KD", in_core)
+        dsps = of_type("MULT18X18D", in_core)
+        place(brams, _end(_brams(bram_row), len(brams), side))
+        place(dsps, _end(_dsps(dsp_row), len(dsps), side))
+    scene = of_type("DP16KD", lambda n: "scene_mem" in n)
+    middle = _brams(SCENE_ROW)
+    start = max(0, (len(middle) - len(scene)) // 2)
+    place(scene, middle[start:start + len(scene)])
+    stores = of_type("DP16KD", lambda n: ".tmem." in n or ".omem." in n)
+    place(stores, [s for y in BRAM_ROWS for s in _brams(y)])
+    return plan
+
+
+def pin_hard_blocks(path):
+    """Add ``BEL`` attributes to the hard blocks of the Yosys JSON netlist at ``path`` (module
+    ``top``); returns how many cells were pinned (0 for a netlist without ``top``)."""
+    with open(path) as f:
+        netlist = json.load(f)
+    top = netlist.get("modules", {}).get("top")
+    if top is None:
+        return 0
+    cells = top["cells"]
+    plan = plan_sites({name: cell["type"] for name, cell in cells.items()})
+    for name, site in plan.items():
+        cells[name].setdefault("attributes", {})["BEL"] = site
+    with open(path, "w") as f:
+        json.dump(netlist, f)
+    return len(plan)
