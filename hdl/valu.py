@@ -24,8 +24,8 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
   cycles after it (the issuer must not send a DIV while ``div_ready`` is low). With
   ``dividers=0`` the ALU has no divider: DIVs go out over the ``div`` port to one shared by
-  several ALUs (hdl/shared_divider.py: the same latency; ``div_ready`` is also low while another
-  ALU has the turn).
+  several ALUs (hdl/shared_divider.py; latency 29: the quotient is registered on its way in;
+  ``div_ready`` is also low while another ALU has the turn).
 * MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 3 + 1 + 31 = 35]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
   With ``serial_sqrt=True`` the square root computes one root bit per cycle
@@ -201,8 +201,9 @@ class VectorALU(wiring.Component):
         self.isolate_idle_units = isolate_idle_units
         self.div_bits_per_stage = div_bits_per_stage
         self.sqrt_bits_per_stage = sqrt_bits_per_stage
+        # (dividers=0: a shared one, whose quotient is registered here as it arrives: +1)
         div_latency = (divider_latency(div_bits_per_stage) if dividers == 3
-                       else serial_divider_latency(div_bits_per_stage))   # (0: a shared one)
+                       else serial_divider_latency(div_bits_per_stage) + (dividers == 0))
         root_latency = (SerialSquareRoot.LATENCY if serial_sqrt
                         else sqrt_latency(sqrt_bits_per_stage))
         self.latencies = {
@@ -472,13 +473,18 @@ class VectorALU(wiring.Component):
         # --- DIVIDE ------------------------------------------------------------------------------
         divide_issue = self.i_valid & (op == Op.DIV)
         if self.dividers == 0:
-            # a shared divider outside (hdl/shared_divider.py): same latency, no tag (the
-            # quotient comes back to this ALU only)
+            # a shared divider outside (hdl/shared_divider.py), no tag (the quotient comes back
+            # to this ALU only). The quotient is registered as it arrives, a cycle more: the
+            # divider sits between two cores, and its route was in front of this ALU's result
+            # multiplexer, the forwarding and every operand register of the ALU
             link = self.div
             m.d.comb += [link.valid.eq(divide_issue), link.a.eq(isolate(divide_issue, a)),
                          link.b.eq(isolate(divide_issue, b)), self.div_ready.eq(link.ready)]
-            outputs.append((LatencyClass.DIVIDE, link.result_valid,
-                            [link.result.x, link.result.y, link.result.z], Signal(0)))
+            quotient_valid = Signal()
+            quotient = Signal(VectorLayout, reset_less=True)
+            m.d.sync += [quotient_valid.eq(link.result_valid), quotient.eq(link.result)]
+            outputs.append((LatencyClass.DIVIDE, quotient_valid,
+                            [quotient.x, quotient.y, quotient.z], Signal(0)))
         elif self.dividers == 1:
             m.submodules.divider = div = SerialDivider(self.tag_width, self.div_bits_per_stage)
             m.d.comb += [div.i_valid.eq(divide_issue), div.i_tag.eq(self.i_tag),
