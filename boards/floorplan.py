@@ -12,7 +12,8 @@ memory in the middle of the chip (read by every IO unit), the texture and output
 everywhere else (their logic is a few address and data wires).
 
 ``pin_hard_blocks(path)`` adds nextpnr's ``BEL`` attribute to those cells of a Yosys JSON
-netlist (the board build runs it between synthesis and place and route). Cells it does not
+netlist (the board build runs it between synthesis and place and route, for builds of
+``FLOORPLAN_MIN_CORES`` cores or more). Cells it does not
 know (cores beyond the fourth, other memories) stay free. Site names are nextpnr-ecp5's for the
 LFE5U-85F: block RAMs in four rows of 52, DSP blocks (MULT18X18D) in three rows of 52, the same
 columns in every row.
@@ -21,7 +22,12 @@ columns in every row.
 import json
 import re
 
-__all__ = ["pin_hard_blocks", "plan_sites"]
+__all__ = ["pin_hard_blocks", "plan_sites", "FLOORPLAN_MIN_CORES"]
+
+#: builds with fewer cores are not pinned: one core pinned to its quadrant (the chip's corner)
+#: routed far slower than unpinned (router1 still 35k arcs short after 9 minutes, where the
+#: unpinned top had finished), so the floorplan is kept for what it was measured on
+FLOORPLAN_MIN_CORES = 4
 
 BRAM_ROWS = (22, 46, 70, 82)
 #: (x, index of the EBR in its tile) of every block RAM of a row

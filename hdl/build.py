@@ -139,10 +139,11 @@ def _set_tool_env():
                              f"pip install 'theia-gpu[fpga]'")
 
 
-def _run_flow(plan, out_dir):
+def _run_flow(plan, out_dir, cores):
     """Amaranth's build script in two halves: synthesis; then, after the hard blocks of the
-    netlist are pinned (boards/floorplan.py), place and route and the bitstream."""
-    from boards.floorplan import pin_hard_blocks
+    netlist are pinned (boards/floorplan.py; builds of FLOORPLAN_MIN_CORES cores or more),
+    place and route and the bitstream."""
+    from boards.floorplan import pin_hard_blocks, FLOORPLAN_MIN_CORES
     plan.extract(str(out_dir))
     script = (out_dir / f"{plan.script}.sh").read_text().splitlines()
     starts = [i for i, line in enumerate(script) if line.startswith('"$NEXTPNR_ECP5"')]
@@ -152,7 +153,8 @@ def _run_flow(plan, out_dir):
     (out_dir / "synth.sh").write_text("\n".join(script[:starts[0]]) + "\n")
     (out_dir / "pnr.sh").write_text("\n".join(prologue + script[starts[0]:]) + "\n")
     subprocess.check_call(["sh", "synth.sh"], cwd=out_dir)
-    pin_hard_blocks(out_dir / "top.json")
+    if cores >= FLOORPLAN_MIN_CORES:
+        pin_hard_blocks(out_dir / "top.json")
     subprocess.check_call(["sh", "pnr.sh"], cwd=out_dir)
 
 
@@ -161,6 +163,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     """Generate, synthesise, place and route, pack. Returns the report dict (also written to
     out_dir/report.json). Skips the tools when the stamp matches."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD
+    from boards.floorplan import FLOORPLAN_MIN_CORES
     if board not in BOARDS:
         raise BuildError(f"unknown board {board!r}; known: {', '.join(BOARDS)}")
     _set_tool_env()
@@ -181,7 +184,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
         digest.update(content.encode() if isinstance(content, str) else content)
     options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
                "baud": top.baud, "seed": seed, "placer": placer, "router": router,
-               "floorplan": "boards/floorplan.py", "tools": _tool_versions()}
+               "floorplan": cores >= FLOORPLAN_MIN_CORES, "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
     stamp = {"hash": digest.hexdigest(), **options}
     stamp_path = out_dir / STAMP
@@ -194,7 +197,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     stamp_path.unlink(missing_ok=True)
     started = time.monotonic()
     try:
-        _run_flow(plan, out_dir)
+        _run_flow(plan, out_dir, cores)
     except subprocess.CalledProcessError as e:
         tail = ""
         for log_name in ("top.tim", "top.rpt"):
