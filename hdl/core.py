@@ -398,13 +398,12 @@ class Core(wiring.Component):
         i_sb = Signal(ScoreboardView)
         issued_write = Signal()
         dst = i_dec.dst[:8]
-        ring_next = next_tag
         # The views of next cycle are worked out for both outcomes of this cycle's issue
         # (``issues``: a write issues now, a Python bool) and picked by it last: the issue
         # decision then meets the view logic in one multiplexer, not at its start.
 
         def lands_next(addr, issues):
-            from_ring = wb_slots[1] & (ring_next.wmask != 0) & (ring_next.addr == addr)
+            from_ring = wb_slots[1] & (next_tag.wmask != 0) & (next_tag.addr == addr)
             if not issues:
                 return from_ring
             bypass = i_dec.latency == 1

@@ -111,9 +111,11 @@ class Gpu(wiring.Component):
         if narrow_stores:
             self.tmem = TextureStore(tmem_words)
             self.omem = PixelStore(omem_words)
+            self.store_latency = TextureStore.READ_LATENCY     # (PixelStore's too)
         else:
             self.tmem = Memory(shape=unsigned(32), depth=tmem_words, init=[])
             self.omem = Memory(shape=unsigned(32), depth=omem_words, init=[])
+            self.store_latency = 1
         self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size), depth=max_bands,
                                  init=[])
 
@@ -140,9 +142,9 @@ class Gpu(wiring.Component):
         # narrow stores register each bank's word (hdl/narrow_store.py), a 32-bit memory's
         # words are registered after its read port (up to 96 block RAMs all over the chip on
         # the ULX3S: their read multiplexer was a critical path). TMREAD waits a cycle more.
-        store_latency = getattr(self.tmem, "READ_LATENCY", 1)
         m.submodules.tmem_port = tmem_port = SharedReadPort(
-            n + 1, 32, 32, memory_latency=store_latency, registered=store_latency < SLOW_READ)
+            n + 1, 32, 32, memory_latency=self.store_latency,
+            registered=self.store_latency < SLOW_READ)
         m.submodules.omem_arbiter = omem_arbiter = RoundRobinArbiter(n + 1, OutputWrite)
 
         num_triangles = Signal(16)
@@ -399,7 +401,7 @@ class Gpu(wiring.Component):
         omem_data = Signal(32)
         m.d.sync += [answer.eq(read_taken), slow_due.eq(read_taken & (texture_hit | output_hit)),
                      answer_late.eq(slow_due)]
-        if getattr(self.omem, "READ_LATENCY", 1) < SLOW_READ:
+        if self.store_latency < SLOW_READ:
             m.d.sync += omem_data.eq(omem_r.data)
         else:
             m.d.comb += omem_data.eq(omem_r.data)

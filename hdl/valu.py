@@ -349,7 +349,11 @@ class VectorALU(wiring.Component):
         two_pass = self.cross_passes == 2
         # (``second``: the subtrahends' pass of a two-pass CROSS)
         second = Signal()
-        flags = Cat(is_multiply, is_mulp, is_cross, is_dot, is_mag, second)
+
+        def tag_flags(multiply=0, mulp=0, cross=0, dot=0, mag=0, second=0):
+            """What multiplier 0 carries beside the tag: which operation its products are."""
+            return Cat(multiply, mulp, cross, dot, mag, second)
+        flags = tag_flags(is_multiply, is_mulp, is_cross, is_dot, is_mag, second)
         multipliers = []
         for n in range(3 if two_pass else 6):
             mul = Multiplier(tag_width=self.tag_width + len(flags) if n == 0 else 0)
@@ -389,9 +393,8 @@ class VectorALU(wiring.Component):
                 m.d.comb += [mul.i_a.eq(Mux(second, held_a, a_in)),
                              mul.i_b.eq(Mux(second, held_b, b_in)),
                              mul.i_scaled.eq(second | scaled)]
-            second_flags = Cat(0, 0, 1, 0, 0, 1)
             m.d.comb += [
-                multipliers[0].i_tag.eq(Mux(second, Cat(held_tag, second_flags),
+                multipliers[0].i_tag.eq(Mux(second, Cat(held_tag, tag_flags(cross=1, second=1)),
                                             Cat(self.i_tag, flags))),
                 multipliers[0].i_valid.eq(multiply_issue | second),
             ]
