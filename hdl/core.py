@@ -759,9 +759,10 @@ class Core(wiring.Component):
         i_takes = ~i_valid | i_issue
         o_takes = hole_o | i_issue
         a_takes = hole_a | i_issue
+        # (a lookup and a launch from it happen while not running: fetch_launch covers them)
         m.d.comb += [f_enable.eq(running & (hole_f | i_issue)),
-                     fetch_launch.eq(~running | (i_valid & i_class.returns) | lookup_launch),
-                     f_read.eq(f_enable | lookup | fetch_launch)]
+                     fetch_launch.eq(~running | (i_valid & i_class.returns)),
+                     f_read.eq(f_enable | fetch_launch)]
         # (all four valid bits are 0 while not running)
         m.d.comb += [advanced.i.eq(Mux(i_takes, o_valid, i_valid)),
                      advanced.o.eq(Mux(o_takes, a_valid, o_valid)),

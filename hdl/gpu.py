@@ -255,9 +255,10 @@ class Gpu(wiring.Component):
         units_ready = Cat(u.config.ready for u in self.io_units).all()
         for unit in self.io_units:
             m.d.comb += [unit.config.valid.eq(config_held), unit.config.payload.eq(config_row)]
+        config_free = ~frame_busy & ~config_held
         with m.If(config_write):
-            m.d.comb += host.ready.eq(~frame_busy & ~config_held)
-            with m.If(~frame_busy & ~config_held):
+            m.d.comb += host.ready.eq(config_free)
+            with m.If(config_free):
                 m.d.sync += [config_held.eq(1), config_row.row.eq(row),
                              config_row.data.eq(staged_row)]
         with m.If(config_held & units_ready):

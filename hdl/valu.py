@@ -18,7 +18,7 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
   with ``cross_passes=2`` three multipliers make them in two cycles (the minuends, then the
   subtrahends: latency 5), and ``mul_ready`` is low in the cycle after a CROSS (the issuer must
   not send MUL, IMUL, MULP, DOT, CROSS or MAG then: ``MULTIPLIER_OPS``). Half the DSP blocks:
-  on the ECP5 a core's 24 MULT18X18D spread it along a whole DSP row of the chip.
+  on the ECP5 a core's 24 MULT18X18D spread it along half a DSP row (docs/fpga.md).
 * DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers; or,
   with ``dividers=1``, one divider shared by the lanes (hdl/serial_divider.py, latency 28): a
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
@@ -426,7 +426,7 @@ class VectorALU(wiring.Component):
         if two_pass:
             # the minuends come out a cycle before the subtrahends: kept for that cycle
             minuends = [Signal(SUM_WIDTH, name=f"minuend_{n}", reset_less=True) for n in LANES]
-            m.d.sync += [held.eq(w) for held, w in zip(minuends, wide)]
+            m.d.sync += [kept.eq(w) for kept, w in zip(minuends, wide)]
             cross_pairs = list(zip(minuends, wide))
             cross_done = out_cross & out_second
         else:
