@@ -178,9 +178,8 @@ def main(argv=None):
         cases += [(b, a) for b, a, _ in sample_cases + extra_hits]
         core_params = {}
         if args.board:
-            from boards.ulx3s import BOARD_DIVIDERS, BOARD_SERIAL_SQRT, BOARD_CROSS_PASSES
-            core_params = {"dividers": BOARD_DIVIDERS, "serial_sqrt": BOARD_SERIAL_SQRT,
-                           "cross_passes": BOARD_CROSS_PASSES}
+            from boards.ulx3s import BOARD_CORE_PARAMS
+            core_params = dict(BOARD_CORE_PARAMS)
         cycles = rtl_main_cycles(frame, cases, **core_params)
         n_centre = len(cases) - len(sample_cases) - len(extra_hits)
         centre_cycles = dict(zip([k for k in ("miss", "hit") if k in centre], cycles[:n_centre]))

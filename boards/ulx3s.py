@@ -80,6 +80,9 @@ BOARD_SERIAL_SQRT = True
 #: blocks sit in three rows across the chip, and 24 of them stretched each core along half a
 #: row (docs/fpga.md)
 BOARD_CROSS_PASSES = 2
+#: each core as the board builds it (also what ``bench.main_cycles --board`` measures)
+BOARD_CORE_PARAMS = {"dividers": BOARD_DIVIDERS, "serial_sqrt": BOARD_SERIAL_SQRT,
+                     "cross_passes": BOARD_CROSS_PASSES}
 
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
@@ -92,8 +95,7 @@ def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     if rom is None:
         from firmware.rom import default_rom
         rom = default_rom()
-    return Gpu(rom, cores=cores, dividers=BOARD_DIVIDERS, shared_dividers=BOARD_SHARED_DIVIDERS,
-               serial_sqrt=BOARD_SERIAL_SQRT, cross_passes=BOARD_CROSS_PASSES,
+    return Gpu(rom, cores=cores, shared_dividers=BOARD_SHARED_DIVIDERS, **BOARD_CORE_PARAMS,
                narrow_stores=True, lut_memories=True,
                **limits.gpu_params())
 

@@ -59,7 +59,7 @@ from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, 
                      AddrOp, JumpFunc)
 from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
 from hdl.regfile import RegisterFile
-from hdl.valu import VectorALU, MULTIPLIER_OPS
+from hdl.valu import VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook
 
@@ -198,7 +198,7 @@ class Core(wiring.Component):
         # reservations, which know it a cycle ahead
         self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
                               dividers=dividers, serial_sqrt=serial_sqrt,
-                              cross_passes=cross_passes)
+                              cross_passes=cross_passes, predecoded=True)
         self.max_latency = self.valu.max_latency
         members = {
             "start": In(1), "start_chain": In(1), "start_direct": In(1), "start_entry": In(4),
@@ -310,6 +310,10 @@ class Core(wiring.Component):
         i_pc = Signal(16)
         i_dec = Signal(Decoded)
         i_class = Signal(IssueClass)
+        # the vector ALU's SIMPLE-class control, decoded while the instruction is in O: the
+        # opcode's decode is then not on the ALU's forwarding loop (result -> forwarding ->
+        # operand select -> adder -> result)
+        i_simple = Signal(SimpleControl)
         # I's operands come from flip-flops (loaded from O, then kept up to date by the
         # forwarding): a block RAM's clock-to-out (5.6 ns on ECP5) is not on the issue path
         i_a_reg = Signal(VectorLayout)
@@ -687,6 +691,7 @@ class Core(wiring.Component):
         m.d.comb += [
             valu.i_valid.eq(alu_go & i_writes & ~fault),   # results nobody keeps stay out
             valu.i_op.eq(i_dec.alu_op),
+            valu.i_simple.eq(i_simple),
             valu.i_a.eq(alu_a),
             valu.i_b.eq(i_b),
             valu.i_imm.eq(i_dec.imm),
@@ -779,6 +784,7 @@ class Core(wiring.Component):
         # off the enables of a few hundred flip-flops.
         with m.If(i_takes):
             m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
+                         i_simple.eq(simple_control(m, o_dec.alu_op, o_dec.imm)),
                          i_pc.eq(o_pc), i_dec.eq(o_dec),
                          i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
         with m.If(o_takes):

@@ -12,6 +12,13 @@ flip-flops, so a client's issue decision does not depend on another client's in 
 A DIV's quotient comes back to its client only (``result_valid``), exactly ``latency`` cycles
 after it was sent, like from a divider of its own: the issuer's write-port reservation holds.
 
+The request (valid, operands, client) is registered where it arrives, so the route from a
+client in another part of the chip ends in a flip-flop, not in the divider's uniform-operand
+check and its ``passes_left``: ``latency`` is the divider's + 1
+(``shared_divider_latency``). That check thus happens a cycle after the DIV was sent, so
+``ready`` is low for every client in the cycle after any DIV (with two clients taking turns,
+that only costs the other client its turn).
+
 ``divider_link()`` is the signature of one client's connection, from the client's side (the
 vector ALU: ``VectorALU(dividers=0)``, through ``Core`` and ``ShaderCore`` as their ``div``).
 """
@@ -21,9 +28,14 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import VectorLayout
-from hdl.serial_divider import SerialDivider
+from hdl.serial_divider import SerialDivider, serial_divider_latency
 
-__all__ = ["SharedDivider", "divider_link"]
+__all__ = ["SharedDivider", "divider_link", "shared_divider_latency"]
+
+
+def shared_divider_latency(bits_per_stage):
+    """Cycles from a client's DIV to its quotient: the request register + the divider."""
+    return serial_divider_latency(bits_per_stage) + 1
 
 
 def divider_link():
@@ -45,7 +57,7 @@ class SharedDivider(wiring.Component):
         self.clients = clients
         self.unit = SerialDivider(tag_width=(clients - 1).bit_length(),
                                   bits_per_stage=bits_per_stage)
-        self.latency = self.unit.latency
+        self.latency = shared_divider_latency(bits_per_stage)
         super().__init__({"client": In(divider_link()).array(clients)})
 
     def elaborate(self, platform):
@@ -53,13 +65,22 @@ class SharedDivider(wiring.Component):
         m.submodules.unit = unit = self.unit
         turn = Signal(range(self.clients))
         m.d.sync += turn.eq(Mux(turn == self.clients - 1, 0, turn + 1))
+        # the request of the client whose turn it is, registered (a DIV was sent: valid)
+        request_valid = Signal()
+        request_a = Signal(VectorLayout, reset_less=True)
+        request_b = Signal(VectorLayout, reset_less=True)
+        request_tag = Signal.like(unit.i_tag, reset_less=True)
+        m.d.sync += request_valid.eq(0)
         for k, client in enumerate(self.client):
             mine = turn == k
             ours = unit.o_tag == k
             with m.If(mine):
-                m.d.comb += [unit.i_valid.eq(client.valid), unit.i_a.eq(client.a),
-                             unit.i_b.eq(client.b), unit.i_tag.eq(k)]
-            m.d.comb += [client.ready.eq(unit.o_ready & mine),
+                m.d.sync += [request_valid.eq(client.valid), request_a.eq(client.a),
+                             request_b.eq(client.b), request_tag.eq(k)]
+            # (the divider's o_ready answers for the request in the register a cycle late)
+            m.d.comb += [client.ready.eq(unit.o_ready & mine & ~request_valid),
                          client.result_valid.eq(unit.o_valid & ours),
                          client.result.eq(unit.o_q)]
+        m.d.comb += [unit.i_valid.eq(request_valid), unit.i_a.eq(request_a),
+                     unit.i_b.eq(request_b), unit.i_tag.eq(request_tag)]
         return m

@@ -10,6 +10,11 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
 
 * SIMPLE [1]: ADD SUB INC DEC INCX/Y/Z COPY ZERO MOD FRAC INTP NEG XCHANGEX/Y/Z UNSCALE RESCALE
   LEA SETX/Y/Z SWIZZLE3D - one adder per lane plus a result select, then the output register.
+  How each lane makes its result (``SimpleControl``) is decoded from the opcode: by the ALU, or
+  (``predecoded=True``) by the issuer a stage earlier with ``simple_control``, registered and
+  given on ``i_simple``: then the opcode's decode is not on the loop ALU result -> the
+  issuer's forwarding -> operand select -> adder -> result select (the 1-core board top's
+  critical path, docs/fpga.md).
 * MULTIPLY [Multiplier.LATENCY = 3]: MUL IMUL MULP - the lane multipliers' low 32 bits.
 * PRODUCT_SUM [Multiplier.LATENCY + 1 = 4]: DOT - one more stage adds the three 64-bit products
   (a carry-save sum) and takes ``fix``.
@@ -24,7 +29,8 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
   cycles after it (the issuer must not send a DIV while ``div_ready`` is low). With
   ``dividers=0`` the ALU has no divider: DIVs go out over the ``div`` port to one shared by
-  several ALUs (hdl/shared_divider.py; latency 29: the quotient is registered on its way in;
+  several ALUs (hdl/shared_divider.py; latency 30: the request is registered where it arrives,
+  the quotient on its way back in;
   ``div_ready`` is also low while another ALU has the turn).
 * MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 3 + 1 + 31 = 35]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
@@ -39,7 +45,8 @@ are at most 2**45 in magnitude (scaled), so the sum stage works on 48 bits: exac
 (the sign is bit 47 of the 48-bit sum) and for the MAG radicand (below 3 * 2**45).
 
 Ports: in ``i_valid``, ``i_op[7]`` (an ``hdl.isa.Op`` value), ``i_a``, ``i_b`` (VectorLayout),
-``i_imm[32]`` (SETx value, SWIZZLE3D selector), ``i_pc[16]`` (LEA), ``i_tag[tag_width]``;
+``i_imm[32]`` (SETx value, SWIZZLE3D selector), ``i_pc[16]`` (LEA), ``i_tag[tag_width]``,
+with ``predecoded=True`` ``i_simple`` (SimpleControl: ``simple_control(i_op, i_imm)``);
 out ``o_valid``, ``o_result`` (VectorLayout, the full vector: the lane write mask
 ``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky; also set by a MAG
 sent while ``mag_ready`` is low, or a multiplier operation while ``mul_ready`` is low),
@@ -57,7 +64,7 @@ divider steps). The three dividers are ~60% of the logic. The core's configurati
 from enum import Enum
 
 from amaranth import Cat, Module, Mux, Signal
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.divider import Divider, divider_latency
@@ -66,10 +73,10 @@ from hdl.isa import LANES, ONE, OPS, SCALE, SWIZZLES, Kind, Op, VectorLayout
 from hdl.multiplier import Multiplier, carry_save_add
 from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
 from hdl.serial_sqrt import SerialSquareRoot
-from hdl.shared_divider import divider_link
+from hdl.shared_divider import divider_link, shared_divider_latency
 
 __all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS",
-           "MULTIPLIER_OPS"]
+           "MULTIPLIER_OPS", "SimpleControl", "simple_control"]
 
 
 class LatencyClass(Enum):
@@ -178,6 +185,39 @@ assert set(SIMPLE_RECIPES) == {op for op, c in CLASS_OF.items() if c == LatencyC
 FRACTION_MASK = ONE - 1
 
 
+class SimpleLane(data.Struct):
+    """How one lane of the SIMPLE class makes its result (a recipe of SIMPLE_RECIPES)."""
+    source: Source
+    lhs: Operand           # the lane adder's operands
+    rhs: Operand
+    subtract: 1
+    swizzle_from: 2        # SWIZZLE3D: the lane of B that this lane takes
+
+
+#: the SIMPLE class's control: lanes x, y, z
+SimpleControl = data.ArrayLayout(SimpleLane, 3)
+
+
+def simple_control(m, op, imm):
+    """The SimpleControl of opcode ``op`` with immediate ``imm`` (SWIZZLE3D's selector), as
+    combinational logic in ``m``. A non-SIMPLE opcode gives source ZERO in every lane."""
+    control = Signal(SimpleControl)
+    with m.Switch(op):
+        for recipe_op, recipes in SIMPLE_RECIPES.items():
+            with m.Case(recipe_op):
+                for lane, (src, lhs, rhs, sub) in enumerate(recipes):
+                    m.d.comb += [control[lane].source.eq(src), control[lane].lhs.eq(lhs),
+                                 control[lane].rhs.eq(rhs), control[lane].subtract.eq(sub)]
+        with m.Default():
+            m.d.comb += [control[lane].source.eq(Source.ZERO) for lane in range(3)]
+    # (selectors >= 22 are illegal; the core stops on them, any value will do)
+    with m.Switch(imm[:5]):
+        for selector, (_, sources) in SWIZZLES.items():
+            with m.Case(selector):
+                m.d.comb += [control[lane].swizzle_from.eq(s) for lane, s in enumerate(sources)]
+    return control
+
+
 def fix_of(value, sign_bit):
     """theia-isa.md §4 fix: the true sign (bit ``sign_bit`` of a wide enough two's complement
     result) and the low 31 bits."""
@@ -189,21 +229,26 @@ class VectorALU(wiring.Component):
     ``o_valid`` for an ALU-kind opcode; ``latencies`` maps each LatencyClass to its latency."""
 
     def __init__(self, tag_width=8, div_bits_per_stage=2, sqrt_bits_per_stage=1,
-                 isolate_idle_units=False, dividers=3, serial_sqrt=False, cross_passes=1):
+                 isolate_idle_units=False, dividers=3, serial_sqrt=False, cross_passes=1,
+                 predecoded=False):
         if dividers not in (0, 1, 3):
             raise ValueError(f"dividers must be 0, 1 or 3, not {dividers!r}")
         if cross_passes not in (1, 2):
             raise ValueError(f"cross_passes must be 1 or 2, not {cross_passes!r}")
         self.cross_passes = cross_passes
+        self.predecoded = predecoded
         self.tag_width = tag_width
         self.dividers = dividers
         self.serial_sqrt = serial_sqrt
         self.isolate_idle_units = isolate_idle_units
         self.div_bits_per_stage = div_bits_per_stage
         self.sqrt_bits_per_stage = sqrt_bits_per_stage
-        # (dividers=0: a shared one, whose quotient is registered here as it arrives: +1)
-        div_latency = (divider_latency(div_bits_per_stage) if dividers == 3
-                       else serial_divider_latency(div_bits_per_stage) + (dividers == 0))
+        if dividers == 3:
+            div_latency = divider_latency(div_bits_per_stage)
+        elif dividers == 1:
+            div_latency = serial_divider_latency(div_bits_per_stage)
+        else:       # a shared one, whose quotient is registered here as it arrives: +1
+            div_latency = shared_divider_latency(div_bits_per_stage) + 1
         root_latency = (SerialSquareRoot.LATENCY if serial_sqrt
                         else sqrt_latency(sqrt_bits_per_stage))
         self.latencies = {
@@ -226,6 +271,8 @@ class VectorALU(wiring.Component):
                 raise ValueError("a vector ALU without a divider of its own (dividers=0) "
                                  "takes no tag")
             members["div"] = Out(divider_link())
+        if predecoded:
+            members["i_simple"] = In(SimpleControl)
         super().__init__(members)
 
     def latency(self, op):
@@ -276,34 +323,15 @@ class VectorALU(wiring.Component):
         # a non-ALU opcode also takes the SIMPLE path (result 0) so that o_valid answers it
         m.d.sync += [simple_valid.eq(self.i_valid & ~is_op(*_NOT_SIMPLE)),
                      simple_tag.eq(self.i_tag)]
-
-        source = [Signal(Source, name=f"source_{n}") for n in LANES]
-        lhs_sel = [Signal(Operand, name=f"lhs_{n}") for n in LANES]
-        rhs_sel = [Signal(Operand, name=f"rhs_{n}") for n in LANES]
-        subtract = [Signal(name=f"subtract_{n}") for n in LANES]
-        with m.Switch(op):
-            for recipe_op, recipes in SIMPLE_RECIPES.items():
-                with m.Case(recipe_op):
-                    for lane, (src, lhs, rhs, sub) in enumerate(recipes):
-                        m.d.comb += [source[lane].eq(src), lhs_sel[lane].eq(lhs),
-                                     rhs_sel[lane].eq(rhs), subtract[lane].eq(sub)]
-            with m.Default():
-                m.d.comb += [s.eq(Source.ZERO) for s in source]
-
-        # SWIZZLE3D: which lane of B feeds each result lane (selectors >= 22 are illegal; the
-        # core stops on them, any value will do)
-        swizzle_from = [Signal(2, name=f"swizzle_{n}") for n in LANES]
-        with m.Switch(self.i_imm[:5]):
-            for selector, (_, sources) in SWIZZLES.items():
-                with m.Case(selector):
-                    m.d.comb += [swizzle_from[lane].eq(s) for lane, s in enumerate(sources)]
+        control = self.i_simple if self.predecoded else simple_control(m, op, self.i_imm)
 
         lea = (self.i_pc + 1)[:17]
-        for lane in range(3):
+        for lane, name in enumerate(LANES):
             a_l, b_l = a_lanes[lane], b_lanes[lane]
+            ctl = control[lane]
 
             def operand(sel):
-                value = Signal(32, name=f"operand_{LANES[lane]}")
+                value = Signal(32, name=f"operand_{name}")
                 with m.Switch(sel):
                     with m.Case(Operand.A):
                         m.d.comb += value.eq(a_l)
@@ -313,17 +341,17 @@ class VectorALU(wiring.Component):
                         m.d.comb += value.eq(ONE)
                 return value
 
-            lhs, rhs = operand(lhs_sel[lane]), operand(rhs_sel[lane])
+            lhs, rhs = operand(ctl.lhs), operand(ctl.rhs)
             # sign-extended 33-bit lhs +/- rhs: bit 32 is the true sign that fix keeps
-            total = Signal(33, name=f"sum_{LANES[lane]}")
-            m.d.comb += total.eq(Mux(subtract[lane],
+            total = Signal(33, name=f"sum_{name}")
+            m.d.comb += total.eq(Mux(ctl.subtract,
                                      lhs.as_signed() - rhs.as_signed(),
                                      lhs.as_signed() + rhs.as_signed()))
-            swizzled = Mux(swizzle_from[lane] == 0, b.x, Mux(swizzle_from[lane] == 1, b.y, b.z))
+            swizzled = Mux(ctl.swizzle_from == 0, b.x, Mux(ctl.swizzle_from == 1, b.y, b.z))
             # the adder's results join in the last multiplexer: the sum is the late signal
             # (operands forwarded from the ALU's own output, then 33-bit carry chain)
-            other = Signal(32, name=f"simple_other_{LANES[lane]}")     # (0 for ZERO)
-            with m.Switch(source[lane]):
+            other = Signal(32, name=f"simple_other_{name}")     # (0 for ZERO)
+            with m.Switch(ctl.source):
                 for src, value in {
                     Source.A: a_l, Source.B: b_l,
                     Source.FRAC: a_l & FRACTION_MASK, Source.INTP: a_l & ~FRACTION_MASK,
@@ -332,12 +360,12 @@ class VectorALU(wiring.Component):
                 }.items():
                     with m.Case(src):
                         m.d.comb += other.eq(value)
-            is_sum = Signal(name=f"is_sum_{LANES[lane]}")
-            is_mod = Signal(name=f"is_mod_{LANES[lane]}")
-            m.d.comb += [is_sum.eq((source[lane] == Source.FIX_SUM)
-                                   | (source[lane] == Source.RAW_SUM)),
-                         is_mod.eq(source[lane] == Source.MOD)]
-            sum_word = Mux(source[lane] == Source.FIX_SUM, fix_of(total, 32), total[:32])
+            is_sum = Signal(name=f"is_sum_{name}")
+            is_mod = Signal(name=f"is_mod_{name}")
+            m.d.comb += [is_sum.eq((ctl.source == Source.FIX_SUM)
+                                   | (ctl.source == Source.RAW_SUM)),
+                         is_mod.eq(ctl.source == Source.MOD)]
+            sum_word = Mux(ctl.source == Source.FIX_SUM, fix_of(total, 32), total[:32])
             result = Mux(is_sum, sum_word, Mux(is_mod, a_l & total[:32], other))
             m.d.sync += simple_result[lane].eq(result)
         outputs.append((LatencyClass.SIMPLE, simple_valid, simple_result, simple_tag))
