@@ -62,6 +62,7 @@ from hdl.regfile import RegisterFile
 from hdl.valu import VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook
+from hdl.skid_buffer import SkidBuffer
 
 __all__ = ["Core", "CoreError", "OutputWrite"]
 
@@ -77,6 +78,12 @@ class CoreError(IntEnum):
 class OutputWrite(data.Struct):
     addr: 32
     data: 32
+
+
+class IoRow(data.Struct):
+    """A register row the IO side writes (config or swap bank)."""
+    addr: 6
+    data: VectorLayout
 
 
 class WritebackTag(data.Struct):
@@ -183,7 +190,8 @@ class Core(wiring.Component):
     (the control unit's MAIN -> MAIN): it comes from flip-flops, so the path from the RETURN
     to the next fetch address does not leave the core. ``flip`` (only while not busy, or with
     ``done``) exchanges the swap copies. ``io_*`` write configuration and swap rows (see
-    RegisterFile); ``imem_*`` writes the user instruction RAM (word index from 0x8000).
+    RegisterFile; a row lands a cycle or more after ``io_valid & io_ready``, ``io_idle`` says
+    all have); ``imem_*`` writes the user instruction RAM (word index from 0x8000).
     """
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
@@ -207,6 +215,7 @@ class Core(wiring.Component):
             "error": Out(1), "error_code": Out(3), "error_pc": Out(16),
             "flip": In(1), "swap_sel": Out(1),
             "io_valid": In(1), "io_addr": In(6), "io_data": In(VectorLayout), "io_ready": Out(1),
+            "io_idle": Out(1),
             "imem_we": In(1), "imem_addr": In(range(user_words)), "imem_data": In(64),
             "omem_base": In(32),
             "tm_req": Out(stream.Signature(32)),                      # texture word address
@@ -247,8 +256,16 @@ class Core(wiring.Component):
                      rf.flip.eq(self.flip & can_start)]
 
         # --- IO side: register rows and user code ----------------------------------------
-        m.d.comb += [rf.io_valid.eq(self.io_valid), rf.io_addr.eq(self.io_addr),
-                     rf.io_data.eq(self.io_data), self.io_ready.eq(rf.io_ready)]
+        # The IO side's row writes pass a skid buffer: the IO unit sits elsewhere on the chip
+        # (by the scene memory), and its state -> write address -> the register file's write
+        # ports, with the port's ready back, was the worst path of the 4-core top. A row lands
+        # a cycle or more after it was taken; ``io_idle``: every row taken has landed.
+        m.submodules.io_rows = io_rows = SkidBuffer(IoRow)
+        m.d.comb += [io_rows.i.valid.eq(self.io_valid), io_rows.i.payload.addr.eq(self.io_addr),
+                     io_rows.i.payload.data.eq(self.io_data), self.io_ready.eq(io_rows.i.ready),
+                     rf.io_valid.eq(io_rows.o.valid), rf.io_addr.eq(io_rows.o.payload.addr),
+                     rf.io_data.eq(io_rows.o.payload.data), io_rows.o.ready.eq(rf.io_ready),
+                     self.io_idle.eq(io_rows.empty)]
         ram_w = self.ram.write_port()
         m.d.comb += [ram_w.en.eq(self.imem_we), ram_w.addr.eq(self.imem_addr),
                      ram_w.data.eq(self.imem_data)]

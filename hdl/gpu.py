@@ -173,6 +173,7 @@ class Gpu(wiring.Component):
             m.d.comb += [
                 core.io_valid.eq(unit.io_valid), core.io_addr.eq(unit.io_addr),
                 core.io_data.eq(unit.io_data), unit.io_ready.eq(core.io_ready),
+                unit.io_idle.eq(core.io_idle),
                 core.omem_base.eq(unit.omem_base), core.band_start.eq(unit.band_start),
                 unit.band_done.eq(core.band_done), unit.core_error.eq(core.error),
                 core.tri_ready.eq(unit.tri_ready), unit.tri_flip.eq(core.tri_flip),

@@ -8,7 +8,8 @@
   per read (``scene_req``: triangle index, ``scene_resp`` one cycle after the read is taken).
   The unit keeps one triangle in a buffer and writes its 7 rows into the IO copy of the swap
   bank (registers 44-50), one per cycle the core's write port is free (``io_ready``). When all
-  7 are in, ``tri_ready`` goes high; the control unit flips the copies (``tri_flip``) and MAIN
+  7 are in (the core takes rows into a buffer: ``io_idle`` says they have landed),
+  ``tri_ready`` goes high; the control unit flips the copies (``tri_flip``) and MAIN
   runs on triangle k while triangle k+1 (after the last one: triangle 0, for the next pixel)
   is written. The flip is the only synchronisation.
 
@@ -80,6 +81,7 @@ class IoUnit(wiring.Component):
             "scene_resp": In(stream.Signature(TriangleLayout, always_ready=True)),
             # towards the shader core
             "io_valid": Out(1), "io_addr": Out(6), "io_data": Out(VectorLayout), "io_ready": In(1),
+            "io_idle": In(1),
             "omem_base": Out(32),
             "band_start": Out(1), "band_done": In(1), "core_error": In(1),
             "tri_ready": Out(1), "tri_flip": In(1),
@@ -120,7 +122,8 @@ class IoUnit(wiring.Component):
         with m.Elif(row_write & self.io_ready):
             m.d.sync += buffer_rows.eq(buffer_rows - 1)
 
-        m.d.comb += self.tri_ready.eq(writing & (copy_rows == ROWS_PER_TRIANGLE))
+        # (the core's rows land a cycle or more after they are taken: ``io_idle``)
+        m.d.comb += self.tri_ready.eq(writing & (copy_rows == ROWS_PER_TRIANGLE) & self.io_idle)
         with m.If(self.tri_ready & self.tri_flip):
             m.d.sync += copy_rows.eq(0)
         with m.Elif(row_write & self.io_ready):
@@ -147,10 +150,11 @@ class IoUnit(wiring.Component):
                              self.io_data.eq(entry.final)]
                 with m.If(self.io_ready):
                     m.next = "START"
-            with m.State("START"):
-                m.d.comb += self.band_start.eq(1)
-                m.d.sync += writing.eq(1)
-                m.next = "STREAM"
+            with m.State("START"):               # (once rows 6 and 7 have landed)
+                with m.If(self.io_idle):
+                    m.d.comb += self.band_start.eq(1)
+                    m.d.sync += writing.eq(1)
+                    m.next = "STREAM"
             with m.State("STREAM"):
                 m.d.comb += [self.io_valid.eq(row_write),
                              self.io_addr.eq(TRIANGLE_FIRST_REG + copy_rows),

@@ -7,7 +7,7 @@ memory answer TMREAD and OMWRITE. Ports are the two parts' outward ports, unchan
 * band control: ``band_start``, ``band_done``, ``busy``, ``error`` (+ ``error_code``,
   ``error_pc`` of the core), ``num_triangles``, ``omem_base`` (the band's output word offset);
 * triangle streaming: ``tri_ready``, ``tri_flip``, and the register write port ``io_valid``,
-  ``io_addr``, ``io_data``, ``io_ready``;
+  ``io_addr``, ``io_data``, ``io_ready``, ``io_idle``;
 * user code: ``imem_we``, ``imem_addr``, ``imem_data``;
 * memories: ``tm_req``/``tm_resp`` (texture words), ``om_req`` (output words);
 * ``counters`` (the core's) and ``io_wait_cycles``, ``pixels`` (the control unit's).
@@ -15,9 +15,8 @@ memory answer TMREAD and OMWRITE. Ports are the two parts' outward ports, unchan
 
 from amaranth import Module
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
-from hdl.core import Core, Counters
+from hdl.core import Core
 from hdl.control_unit import ControlUnit
 
 __all__ = ["ShaderCore"]
@@ -29,7 +28,7 @@ class ShaderCore(wiring.Component):
         self.control = ControlUnit()
         core_sig = self.core.signature.members
         members = {name: core_sig[name] for name in (
-            "error_code", "error_pc", "io_valid", "io_addr", "io_data", "io_ready",
+            "error_code", "error_pc", "io_valid", "io_addr", "io_data", "io_ready", "io_idle",
             "imem_we", "imem_addr", "imem_data", "omem_base", "tm_req", "tm_resp", "om_req",
             "counters", "swap_sel") + (("div",) if "div" in core_sig else ())}
         ctl_sig = self.control.signature.members
@@ -60,7 +59,7 @@ class ShaderCore(wiring.Component):
         for name in ("io_valid", "io_addr", "io_data", "imem_we", "imem_addr", "imem_data",
                      "omem_base"):
             m.d.comb += getattr(core, name).eq(getattr(self, name))
-        for name in ("error_code", "error_pc", "io_ready", "counters", "swap_sel"):
+        for name in ("error_code", "error_pc", "io_ready", "io_idle", "counters", "swap_sel"):
             m.d.comb += getattr(self, name).eq(getattr(core, name))
         wiring.connect(m, wiring.flipped(self.tm_req), core.tm_req)
         wiring.connect(m, core.tm_resp, wiring.flipped(self.tm_resp))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from amaranth.sim import Simulator
 
 from hdl.core import Core, CoreError
-from hdl.isa import NUM_REGS, USER_CODE_BASE, USER_CODE_START, BANK_OUTPUT
+from hdl.isa import NUM_REGS, USER_CODE_START, BANK_OUTPUT
 
 __all__ = ["run_program_rtl", "wait_settled", "read_registers", "core_error_message",
            "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
@@ -152,15 +152,22 @@ async def load_code(ctx, core, words, first=0):
 
 
 async def io_write(ctx, core, addr, value):
-    """The IO side writes config row / swap row ``addr`` (0-63): waits for ``io_ready``."""
+    """The IO side writes config row / swap row ``addr`` (0-63): waits for ``io_ready``, then
+    until the row has landed (``io_idle``). Returns the cycles it took."""
     x, y, z = (v & 0xFFFF_FFFF for v in value)
     ctx.set(core.io_valid, 1)
     ctx.set(core.io_addr, addr)
     ctx.set(core.io_data.as_value(), x << 64 | y << 32 | z)
+    ticks = 1
     while not ctx.get(core.io_ready):
         await ctx.tick()
+        ticks += 1
     await ctx.tick()
     ctx.set(core.io_valid, 0)
+    while not ctx.get(core.io_idle):
+        await ctx.tick()
+        ticks += 1
+    return ticks
 
 
 async def flip_swap(ctx, core):

@@ -10,24 +10,10 @@ and output memory.
 import time
 
 from hdl.shader_core import ShaderCore
-from sim.backends import MemoryModel, simulate
+from sim.backends import MemoryModel, simulate, io_write
 from sim.sequencer import TRIANGLE_ROWS
 
 __all__ = ["render_rtl_pysim"]
-
-
-async def _write_row(ctx, dut, addr, value):
-    x, y, z = value
-    ctx.set(dut.io_valid, 1)
-    ctx.set(dut.io_addr, addr)
-    ctx.set(dut.io_data, {"x": x, "y": y, "z": z})
-    ticks = 1
-    while not ctx.get(dut.io_ready):
-        await ctx.tick()
-        ticks += 1
-    await ctx.tick()
-    ctx.set(dut.io_valid, 0)
-    return ticks
 
 
 def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
@@ -45,14 +31,14 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
             await ctx.tick()
         ctx.set(dut.imem_we, 0)
         for row, value in enumerate(scene.config):
-            await _write_row(ctx, dut, row, value)
+            await io_write(ctx, dut, row, value)
         ctx.set(dut.num_triangles, len(triangles))
         cycles = 0
         next_triangle = 0
         for band in range(len(scene.bands)):
             initial, final = scene.bands[band]
-            await _write_row(ctx, dut, 6, initial)
-            await _write_row(ctx, dut, 7, final)
+            await io_write(ctx, dut, 6, initial)
+            await io_write(ctx, dut, 7, final)
             ctx.set(dut.omem_base, scene.band_output_base(band))
             ctx.set(dut.band_start, 1)
             await ctx.tick()
@@ -62,7 +48,7 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                 if triangles and not loaded:
                     # stream the next triangle into the IO copy (MAIN may be running)
                     for row, value in zip(TRIANGLE_ROWS, triangles[next_triangle]):
-                        cycles += await _write_row(ctx, dut, row, value)
+                        cycles += await io_write(ctx, dut, row, value)
                     ctx.set(dut.tri_ready, 1)
                     loaded = True
                 # the flip happens at the clock edge where tri_flip is high: tri_ready must

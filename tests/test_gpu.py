@@ -145,6 +145,7 @@ def test_host_registers_and_memories(rom):
         for lane, word in enumerate((0x11, 0x22, 0x33)):
             await bus.write(host_address(Region.CONFIG, 9 * 4 + lane), word)
         await ctx.tick()
+        await ctx.tick()                # (a core takes the row, it lands a cycle later)
         rows = []
         for core in dut.shader_cores:
             memory = core.core.regfile.copies[0]
