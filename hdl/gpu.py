@@ -181,9 +181,13 @@ class Gpu(wiring.Component):
                 dispatcher.unit_error[k].eq(unit.error),
             ]
             wiring.connect(m, dispatcher.units[k], unit.band)
-            wiring.connect(m, unit.scene_req, scene_port.req[k])
+            # requests registered on their way to the arbiters (timing: operand -> address;
+            # IO unit state -> scene port arbiter -> the scene memory's address)
+            m.submodules[f"scene_req{k}"] = scene_req = StreamRegister(
+                unit.scene_req.payload.shape())
+            wiring.connect(m, unit.scene_req, scene_req.i)
+            wiring.connect(m, scene_req.o, scene_port.req[k])
             wiring.connect(m, scene_port.resp[k], unit.scene_resp)
-            # requests registered on their way to the arbiters (timing: operand -> address)
             m.submodules[f"tm_req{k}"] = tm_req = StreamRegister(32)
             m.submodules[f"om_req{k}"] = om_req = StreamRegister(OutputWrite)
             wiring.connect(m, core.tm_req, tm_req.i)
@@ -308,15 +312,26 @@ class Gpu(wiring.Component):
         tmem_w = self.tmem.write_port()
         m.d.comb += [tmem_w.addr.eq(offset), tmem_w.data.eq(host.wdata),
                      tmem_w.en.eq(is_write & texture_hit)]
-        host_tm_req = tmem_port.req[n]
-        # texture and output reads are answered two cycles after they are taken (their words
-        # are registered on the way out: each store is many block RAMs spread over the chip):
-        # no read is taken in the cycle between, so answers stay in order
+        # A host texture read is registered on its way to the texture port's arbiter (host
+        # link state -> request -> arbiter -> the store's banks was a failing path group of
+        # the 4-core top) and answered when the port answers; no other read is taken until
+        # then (``texture_pending``), so answers stay in order.
+        m.submodules.host_tm_req = host_tm_req = StreamRegister(32)
+        wiring.connect(m, host_tm_req.o, tmem_port.req[n])
+        texture_pending = Signal()
+        texture_read = is_read & texture_hit
+        m.d.comb += [host_tm_req.i.valid.eq(texture_read & ~texture_pending),
+                     host_tm_req.i.payload.eq(offset)]
+        with m.If(texture_read):
+            m.d.comb += host.ready.eq(host_tm_req.i.ready & ~texture_pending)
+        with m.If(host_tm_req.i.valid & host_tm_req.i.ready):
+            m.d.sync += texture_pending.eq(1)
+        with m.Elif(tmem_port.resp[n].valid):
+            m.d.sync += texture_pending.eq(0)
+        # output reads are answered two cycles after they are taken (the words are registered
+        # on the way out: the store is many block RAMs spread over the chip): no read is taken
+        # in the cycle between
         slow_due = Signal()
-        m.d.comb += [host_tm_req.valid.eq(is_read & texture_hit & ~slow_due),
-                     host_tm_req.payload.eq(offset)]
-        with m.If(is_read & texture_hit):
-            m.d.comb += host.ready.eq(host_tm_req.ready)
 
         # output memory: host writes share the cores' write port, host reads have their own
         host_om_req = omem_arbiter.i[n]
@@ -392,16 +407,16 @@ class Gpu(wiring.Component):
                 with m.Case(reg_index):
                     m.d.comb += register_value.eq(value)
 
-        # --- read answers: one cycle after the read is taken (texture, output reads: two) -----
+        # --- read answers: a cycle after the read is taken (output: two; texture: later) ----
         answer = Signal()
         answer_from = Signal(Region)
         answer_register = Signal(32)
-        with m.If(is_read & slow_due):
+        with m.If(is_read & (slow_due | texture_pending)):
             m.d.comb += host.ready.eq(0)
         read_taken = is_read & host.ready
-        answer_late = Signal()                  # a texture / output read taken two cycles ago
+        answer_late = Signal()                  # an output read taken two cycles ago
         omem_data = Signal(32)
-        m.d.sync += [answer.eq(read_taken), slow_due.eq(read_taken & (texture_hit | output_hit)),
+        m.d.sync += [answer.eq(read_taken), slow_due.eq(read_taken & output_hit),
                      answer_late.eq(slow_due)]
         if self.store_latency < SLOW_READ:
             m.d.sync += omem_data.eq(omem_r.data)
@@ -414,10 +429,15 @@ class Gpu(wiring.Component):
                 m.d.sync += answer_from.eq(Region.NONE)
         m.d.sync += [
                      answer_register.eq(register_value)]
-        # (texture words come a cycle later from the shared port, which registers them;
-        # output words from ``omem_data``)
-        slow = (answer_from == Region.TEXTURE) | (answer_from == Region.OUTPUT)
-        m.d.comb += host.rvalid.eq(Mux(slow, answer_late, answer))
+        # (texture words come from the shared port when it answers; output words from
+        # ``omem_data``)
+        with m.Switch(answer_from):
+            with m.Case(Region.TEXTURE):
+                m.d.comb += host.rvalid.eq(tmem_port.resp[n].valid)
+            with m.Case(Region.OUTPUT):
+                m.d.comb += host.rvalid.eq(answer_late)
+            with m.Default():
+                m.d.comb += host.rvalid.eq(answer)
         with m.Switch(answer_from):
             with m.Case(Region.CONTROL):
                 m.d.comb += host.rdata.eq(answer_register)

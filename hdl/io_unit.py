@@ -5,7 +5,8 @@
 * Band setup: a band (``band`` stream: its two position rows and output word base) is taken
   only while idle; rows 6 and 7 are written, ``omem_base`` is set and ``band_start`` pulses.
 * Triangle streaming: the scene memory returns a whole triangle (7 rows, ``TriangleLayout``)
-  per read (``scene_req``: triangle index, ``scene_resp`` one cycle after the read is taken).
+  per read (``scene_req``: triangle index, ``scene_resp`` a cycle or more after the read is
+  taken; one read at a time).
   The unit keeps one triangle in a buffer and writes its 7 rows into the IO copy of the swap
   bank (registers 44-50), one per cycle the core's write port is free (``io_ready``). When all
   7 are in (the core takes rows into a buffer: ``io_idle`` says they have landed),
@@ -95,7 +96,7 @@ class IoUnit(wiring.Component):
         fetching = Signal()             # a band runs: keep the buffer filled
         writing = Signal()              # rows 6/7 are written: the write port is the buffer's
         next_triangle = Signal(16)      # the triangle the next read fetches
-        in_flight = Signal()            # a read was taken last cycle: its triangle arrives now
+        in_flight = Signal()            # a read was taken, its triangle has not arrived yet
         buffer = Signal(TriangleLayout)
         buffer_rows = Signal(range(ROWS_PER_TRIANGLE + 1))   # rows of ``buffer`` not yet written
         copy_rows = Signal(range(ROWS_PER_TRIANGLE + 1))     # rows in the IO copy
@@ -107,7 +108,11 @@ class IoUnit(wiring.Component):
             self.scene_req.payload.eq(next_triangle),
         ]
         taken = self.scene_req.valid & self.scene_req.ready
-        m.d.sync += in_flight.eq(taken)
+        # (answered a cycle or more later: the Gpu registers the request on its way)
+        with m.If(taken):
+            m.d.sync += in_flight.eq(1)
+        with m.Elif(self.scene_resp.valid):
+            m.d.sync += in_flight.eq(0)
         with m.If(taken):
             m.d.sync += next_triangle.eq(Mux(next_triangle + 1 >= self.num_triangles, 0,
                                              next_triangle + 1))
