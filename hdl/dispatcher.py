@@ -3,7 +3,8 @@
 ``start`` (while not ``busy``) begins a frame. For each band in turn the entry is read from the
 band table (a synchronous read port: ``table_addr`` -> ``table_data`` one cycle later) and
 offered to the lowest-numbered idle unit (``units[k]`` streams; a unit is ready exactly when it
-is idle). A core may get several bands; its registers carry over, as in the model.
+is idle, and stays ready until it takes a band; the dispatcher looks at the units' ready a
+cycle late). A core may get several bands; its registers carry over, as in the model.
 
 The frame ends (``busy`` falls) when every band has been handed out and every unit is idle
 again; ``done`` then says it finished cleanly. A unit reporting a core error (``unit_error``
@@ -41,7 +42,12 @@ class Dispatcher(wiring.Component):
         error = Signal()
         m.d.comb += [self.done.eq(done), self.error.eq(error),
                      self.table_addr.eq(band)]
-        idle = Cat(u.ready for u in self.units)
+        # which units are idle, registered (the units sit apart on the chip; a unit's state ->
+        # every unit's offer was a long path): a unit stays idle until it takes a band, and
+        # a cycle passes after each band handed out (FETCH, HANDED_OUT), so the registered
+        # view is never stale in OFFER and DRAIN
+        idle = Signal(self.n_units)
+        m.d.sync += idle.eq(Cat(u.ready for u in self.units))
 
         with m.If(self.unit_error.any() & self.busy):
             m.d.sync += error.eq(1)
@@ -72,9 +78,12 @@ class Dispatcher(wiring.Component):
                     with m.If(idle.any()):
                         m.d.sync += band.eq(band + 1)
                         with m.If(band + 1 >= self.num_bands):
-                            m.next = "DRAIN"
+                            m.next = "HANDED_OUT"
                         with m.Else():
                             m.next = "FETCH"
+            with m.State("HANDED_OUT"):          # (``idle`` does not show the last band yet)
+                m.d.comb += self.busy.eq(1)
+                m.next = "DRAIN"
             with m.State("DRAIN"):
                 m.d.comb += self.busy.eq(1)
                 with m.If(idle.all()):
