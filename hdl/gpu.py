@@ -328,18 +328,23 @@ class Gpu(wiring.Component):
             m.d.sync += texture_pending.eq(1)
         with m.Elif(tmem_port.resp[n].valid):
             m.d.sync += texture_pending.eq(0)
-        # output reads are answered two cycles after they are taken (the words are registered
-        # on the way out: the store is many block RAMs spread over the chip): no read is taken
-        # in the cycle between
-        slow_due = Signal()
+        # output reads are answered ``output_latency`` cycles after they are taken (at least
+        # two: the words are registered on the way out, the store is many block RAMs spread
+        # over the chip); no read is taken in the cycles between (``output_due``: the read on
+        # its way, one bit per cycle)
+        output_latency = max(self.store_latency, SLOW_READ)
+        output_due = Signal(output_latency)
 
         # output memory: host writes share the cores' write port, host reads have their own
-        host_om_req = omem_arbiter.i[n]
-        m.d.comb += [host_om_req.valid.eq(is_write & output_hit),
-                     host_om_req.payload.addr.eq(offset),
-                     host_om_req.payload.data.eq(host.wdata)]
+        # (registered on their way to the arbiter, like the cores' writes: host link state ->
+        # the arbiter -> the cores' request registers was a failing path group)
+        m.submodules.host_om_req = host_om_req = StreamRegister(OutputWrite)
+        wiring.connect(m, host_om_req.o, omem_arbiter.i[n])
+        m.d.comb += [host_om_req.i.valid.eq(is_write & output_hit),
+                     host_om_req.i.payload.addr.eq(offset),
+                     host_om_req.i.payload.data.eq(host.wdata)]
         with m.If(is_write & output_hit):
-            m.d.comb += host.ready.eq(host_om_req.ready)
+            m.d.comb += host.ready.eq(host_om_req.i.ready)
         omem_r = self.omem.read_port()
         m.d.comb += [omem_r.addr.eq(offset), omem_r.en.eq(is_read & output_hit)]
 
@@ -407,17 +412,17 @@ class Gpu(wiring.Component):
                 with m.Case(reg_index):
                     m.d.comb += register_value.eq(value)
 
-        # --- read answers: a cycle after the read is taken (output: two; texture: later) ----
+        # --- read answers: a cycle after the read is taken (output, texture: later) ---------
         answer = Signal()
         answer_from = Signal(Region)
         answer_register = Signal(32)
-        with m.If(is_read & (slow_due | texture_pending)):
+        with m.If(is_read & (output_due[:-1].any() | texture_pending)):
             m.d.comb += host.ready.eq(0)
         read_taken = is_read & host.ready
-        answer_late = Signal()                  # an output read taken two cycles ago
+        answer_late = output_due[-1]            # an output read taken output_latency ago
         omem_data = Signal(32)
-        m.d.sync += [answer.eq(read_taken), slow_due.eq(read_taken & output_hit),
-                     answer_late.eq(slow_due)]
+        m.d.sync += [answer.eq(read_taken),
+                     output_due.eq(Cat(read_taken & output_hit, output_due[:-1]))]
         if self.store_latency < SLOW_READ:
             m.d.sync += omem_data.eq(omem_r.data)
         else:

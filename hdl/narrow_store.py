@@ -8,11 +8,14 @@ pixels, not raw output words.
 
 Both have the part of ``lib.memory.Memory``'s interface the Gpu uses (``read_port()``,
 ``write_port()``, ports with ``addr``/``en``/``data``; 32-bit ``data``), so the Gpu uses them
-like its 32-bit memories, except that a read takes two cycles (``READ_LATENCY``): the stores
-are banks of eight block RAMs (``BANK_WORDS``), and every bank's word is registered beside
-its block RAMs before the multiplexer over all banks picks one. On the ULX3S the texture store
-is 96 block RAMs all over the chip; the block RAM's clock-to-output (5.8 ns) followed by that
-multiplexer was the 1-core top's critical path.
+like its 32-bit memories, except that a read takes three cycles (``READ_LATENCY``): the
+stores are banks of eight block RAMs (``BANK_WORDS``); a read's address is registered before
+it fans out to every bank, and every bank's word is registered beside its block RAMs before the
+multiplexer over all banks picks one (writes are registered on their way in too: no answer,
+so no latency to see). On the ULX3S the texture store is 96 block RAMs all over the chip: the
+block RAM's clock-to-output (5.8 ns) followed by that multiplexer was the 1-core top's critical
+path, the shared port's arbiter -> the address of every bank a failing path group of the
+4-core top.
 """
 
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
@@ -36,7 +39,7 @@ class _Port:
 
 class _NarrowMemory(Elaboratable):
     #: cycles from a read's address (with ``en``) to its ``data``
-    READ_LATENCY = 2
+    READ_LATENCY = 3
 
     def __init__(self, depth, bank_words=BANK_WORDS):
         self.depth = depth
@@ -64,27 +67,31 @@ class _NarrowMemory(Elaboratable):
         for k, bank in enumerate(self.banks):
             m.submodules[f"bank{k}"] = bank
         for port in self._write_ports:
-            bank_index = port.addr[self.bank_bits:]
+            addr, en = self._registered(m, port, "write")
+            data_byte = Signal(8)
+            m.d.sync += data_byte.eq(self.narrow(port.data))
+            bank_index = addr[self.bank_bits:]
             for k, bank in enumerate(self.banks):
                 inner = bank.write_port()
-                m.d.comb += [inner.addr.eq(port.addr), inner.en.eq(port.en & (bank_index == k)),
-                             inner.data.eq(self.narrow(port.data))]
+                m.d.comb += [inner.addr.eq(addr), inner.en.eq(en & (bank_index == k)),
+                             inner.data.eq(data_byte)]
         for port in self._read_ports:
-            # every bank reads (no decode on the address path); its word is registered in the
-            # next cycle, then the bank index, two cycles old, picks one
+            # the address registered, every bank reads (no decode on the address path); its word
+            # is registered in the next cycle, then the bank index, two cycles old, picks one
+            addr, en = self._registered(m, port, "read")
             read = Signal()                     # the banks' outputs hold a new read
             bank_index = Signal(range(len(self.banks)))
             picked = Signal(range(len(self.banks)))
-            m.d.sync += read.eq(port.en)
-            with m.If(port.en):
-                m.d.sync += bank_index.eq(port.addr[self.bank_bits:])
+            m.d.sync += read.eq(en)
+            with m.If(en):
+                m.d.sync += bank_index.eq(addr[self.bank_bits:])
             with m.If(read):
                 m.d.sync += picked.eq(bank_index)
             words = []
             for k, bank in enumerate(self.banks):
                 inner = bank.read_port()
                 word = Signal(8, name=f"bank{k}_word")
-                m.d.comb += [inner.addr.eq(port.addr), inner.en.eq(port.en)]
+                m.d.comb += [inner.addr.eq(addr), inner.en.eq(en)]
                 with m.If(read):
                     m.d.sync += word.eq(inner.data)
                 words.append(word)
@@ -95,6 +102,15 @@ class _NarrowMemory(Elaboratable):
                         m.d.comb += byte.eq(word)
             m.d.comb += port.data.eq(self.widen(byte))
         return m
+
+
+    @staticmethod
+    def _registered(m, port, name):
+        """``port``'s address and enable, registered (the first cycle of a read or write)."""
+        addr = Signal.like(port.addr, name=f"{name}_addr")
+        en = Signal(name=f"{name}_en")
+        m.d.sync += [addr.eq(port.addr), en.eq(port.en)]
+        return addr, en
 
 
 class TextureStore(_NarrowMemory):

@@ -1,6 +1,6 @@
 """hdl/narrow_store.py: the banked 8-bit texture and output stores against a dictionary model:
-what a write keeps, what a read returns, and when (two cycles after its address, holding
-while no new read is enabled), across banks and a partial last bank."""
+what a write keeps, what a read returns, and when (READ_LATENCY = 3 cycles after its address,
+holding while no new read is enabled), across banks and a partial last bank."""
 
 import random
 
@@ -21,9 +21,10 @@ def pixel_model(word):
 
 @pytest.mark.parametrize("store_class, model", [(TextureStore, texture_model),
                                                 (PixelStore, pixel_model)])
-def test_banked_store_reads_two_cycles_after_the_address(store_class, model):
+def test_banked_store_reads_three_cycles_after_the_address(store_class, model):
     depth, bank_words = 100, 16                  # 7 banks, the last one 4 words
     store = store_class(depth, bank_words=bank_words)
+    assert store.READ_LATENCY == 3
     assert len(store.banks) == 7 and store.banks[-1].depth == 4
     write = store.write_port()
     read = store.read_port()
@@ -59,7 +60,7 @@ def test_banked_store_reads_two_cycles_after_the_address(store_class, model):
                 ctx.set(write.addr, target)
                 ctx.set(write.data, word)
             if enable:
-                expect.append((cycle + 2, contents[address]))
+                expect.append((cycle + store.READ_LATENCY, contents[address]))
             await ctx.tick()
             if writing:
                 contents[target] = model(word)
