@@ -80,17 +80,20 @@ BOARD_SERIAL_SQRT = True
 #: blocks sit in three rows across the chip, and 24 of them stretched each core along half a
 #: row (docs/fpga.md)
 BOARD_CROSS_PASSES = 2
+#: SIMPLE results in two cycles, the adders' operands registered: the loop ALU result ->
+#: forwarding -> adder -> ALU result was the 4-core top's worst path group (docs/fpga.md)
+BOARD_SIMPLE_LATENCY = 2
 #: each core as the board builds it (also what ``bench.main_cycles --board`` measures)
 BOARD_CORE_PARAMS = {"dividers": BOARD_DIVIDERS, "serial_sqrt": BOARD_SERIAL_SQRT,
-                     "cross_passes": BOARD_CROSS_PASSES}
+                     "cross_passes": BOARD_CROSS_PASSES, "simple_latency": BOARD_SIMPLE_LATENCY}
 
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
     ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, the serial square root,
-    CROSS in two passes over three multipliers, user RAM and swap memories in LUT RAM (block
-    RAMs: texture 96 + output 59 + scene 20 leave 33, for 7 per core: the general registers'
-    two copies (6) and the firmware ROM (1))."""
+    CROSS in two passes over three multipliers, SIMPLE in two cycles, user RAM and swap
+    memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 20 leave 33, for 7 per
+    core: the general registers' two copies (6) and the firmware ROM (1))."""
     from hdl.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom

@@ -61,13 +61,15 @@ ENTRYPOINT_ADRR_RGU:
 // as in the original.
 //
 // The order of independent instructions is chosen for the pipeline (each result is needed as
-// late as possible); the order of the fixed-point operations of every value is the reference's.
+// late as possible; the GPU's simple operations take two cycles, Gpu(simple_latency=2)); the
+// order of the fixed-point operations of every value is the reference's.
 ENTRYPOINT_ADRR_MAIN:
     SUB CREG_E2 CREG_V2 CREG_V0
-    CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
     SUB CREG_E1 CREG_V1 CREG_V0
+    CROSS CREG_P CREG_RAY_DIRECTION CREG_E2
     SUB CREG_T CREG_CAMERA_POSITION CREG_V0
     CROSS CREG_Q CREG_T CREG_E1
+    SETX R2 1.0                             // (issued while the DOT below waits for P)
     DOT CREG_DELTA CREG_P CREG_E1
     DOT CREG_H2 CREG_P CREG_T
     DOT CREG_H1 CREG_Q CREG_E2
@@ -80,11 +82,9 @@ ENTRYPOINT_ADRR_MAIN:
     DIV CREG_v CREG_H3 CREG_DELTA
     JLX MAIN_MISS CREG_v CREG_ZERO
     DIV CREG_t CREG_H1 CREG_DELTA
+    // u + v > 1, with R2 = 1.0: one simple operation less on this path than (u + v) - 1 > 0
     ADD R1 CREG_u CREG_v
-    // u + v > 1 tested as (u + v) - 1 > 0: u, v >= 0 here, so fix(u + v) >= 0 and the DEC is
-    // exact; this saves keeping a register with 1.0 in it.
-    DEC R1 R1 VOID
-    JGX MAIN_MISS R1 CREG_ZERO
+    JGX MAIN_MISS R1 R2
     JGEX MAIN_HIT CREG_t CREG_LAST_t
     COPY CREG_LAST_t CREG_t VOID
     COPY CREG_LAST_u CREG_u VOID

@@ -180,7 +180,9 @@ class Core(wiring.Component):
     vector ALU's: 3 lane dividers, 1 shared by the lanes - hdl/serial_divider.py - or 0: the
     ``div`` port to a divider shared with other cores, hdl/shared_divider.py; the
     pipelined square root, or one root bit per cycle - hdl/serial_sqrt.py), ``cross_passes``
-    (the vector ALU's: CROSS on six multipliers, or in two passes over three), ``lut_memories``
+    (the vector ALU's: CROSS on six multipliers, or in two passes over three),
+    ``simple_latency`` (the vector ALU's SIMPLE class: 1, or 2 with its adders' operands
+    registered), ``lut_memories``
     (user RAM and swap memories in LUT RAM instead of block RAM).
 
     Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
@@ -196,7 +198,7 @@ class Core(wiring.Component):
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
                  stack_depth=8, div_bits_per_stage=2, dividers=3, serial_sqrt=False,
-                 cross_passes=1, lut_memories=False):
+                 cross_passes=1, simple_latency=1, lut_memories=False):
         self.rom_words = list(rom)
         self.user_words = user_words
         self.tmem_words = tmem_words
@@ -206,7 +208,8 @@ class Core(wiring.Component):
         # reservations, which know it a cycle ahead
         self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
                               dividers=dividers, serial_sqrt=serial_sqrt,
-                              cross_passes=cross_passes, predecoded=True)
+                              cross_passes=cross_passes, predecoded=True,
+                              simple_latency=simple_latency)
         self.max_latency = self.valu.max_latency
         members = {
             "start": In(1), "start_chain": In(1), "start_direct": In(1), "start_entry": In(4),

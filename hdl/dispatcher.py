@@ -8,8 +8,8 @@ cycle late). A core may get several bands; its registers carry over, as in the m
 
 The frame ends (``busy`` falls) when every band has been handed out and every unit is idle
 again; ``done`` then says it finished cleanly. A unit reporting a core error (``unit_error``
-pulse) stops the dispatching: ``error`` goes high and the frame ends as soon as the units
-still running have finished their bands. ``done`` and ``error`` hold until the next start.
+pulse) stops the dispatching (from the next cycle on): ``error`` goes high and the frame ends
+as soon as the units still running have finished their bands. ``done`` and ``error`` hold until the next start.
 """
 
 from amaranth import Module, Signal, Cat
@@ -65,7 +65,9 @@ class Dispatcher(wiring.Component):
                 m.next = "OFFER"
             with m.State("OFFER"):
                 m.d.comb += self.busy.eq(1)
-                with m.If(error | self.unit_error.any()):
+                # (the registered ``error``: a unit's error -> every unit's offer was a long path;
+                # a band may still go out in the cycle of the error)
+                with m.If(error):
                     m.next = "DRAIN"
                 with m.Else():
                     # the lowest-numbered idle unit takes it (the last assignment wins)

@@ -8,9 +8,12 @@ sticky ``collision`` output goes high (the tests check it stays low).
 
 Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
 
-* SIMPLE [1]: ADD SUB INC DEC INCX/Y/Z COPY ZERO MOD FRAC INTP NEG XCHANGEX/Y/Z UNSCALE RESCALE
-  LEA SETX/Y/Z SWIZZLE3D - one adder per lane plus a result select, then the output register.
-  How each lane makes its result (``SimpleControl``) is decoded from the opcode: by the ALU, or
+* SIMPLE [simple_latency = 1]: ADD SUB INC DEC INCX/Y/Z COPY ZERO MOD FRAC INTP NEG XCHANGEX/Y/Z
+  UNSCALE RESCALE LEA SETX/Y/Z SWIZZLE3D - one adder per lane plus a result select, then the
+  output register. With ``simple_latency=2`` the adders' operands (and the other sources'
+  value) are registered first: the loop ALU result -> the issuer's forwarding -> operand select
+  -> adder -> result select is cut in two (the 4-core board top's worst path group). How each
+  lane makes its result (``SimpleControl``) is decoded from the opcode: by the ALU, or
   (``predecoded=True``) by the issuer a stage earlier with ``simple_control``, registered and
   given on ``i_simple``: then the opcode's decode is not on the loop ALU result -> the
   issuer's forwarding -> operand select -> adder -> result select (the 1-core board top's
@@ -105,7 +108,8 @@ MULTIPLIER_OPS = frozenset(op for op, c in CLASS_OF.items()
 
 #: what each class is, and how its latency follows from the units'
 LATENCY_CLASSES = {
-    LatencyClass.SIMPLE: "1: lane adder + result select, registered",
+    LatencyClass.SIMPLE: "simple_latency: lane adder + result select, registered (2: the "
+                         "adders' operands registered first)",
     LatencyClass.MULTIPLY: "Multiplier.LATENCY: low 32 bits of the lane products",
     LatencyClass.PRODUCT_SUM: "Multiplier.LATENCY + 1: sum of 64-bit products, fix",
     LatencyClass.CROSS: "Multiplier.LATENCY + cross_passes: difference of 64-bit products, fix",
@@ -230,11 +234,13 @@ class VectorALU(wiring.Component):
 
     def __init__(self, tag_width=8, div_bits_per_stage=2, sqrt_bits_per_stage=1,
                  isolate_idle_units=False, dividers=3, serial_sqrt=False, cross_passes=1,
-                 predecoded=False):
+                 predecoded=False, simple_latency=1):
         if dividers not in (0, 1, 3):
             raise ValueError(f"dividers must be 0, 1 or 3, not {dividers!r}")
         if cross_passes not in (1, 2):
             raise ValueError(f"cross_passes must be 1 or 2, not {cross_passes!r}")
+        if simple_latency not in (1, 2):
+            raise ValueError(f"simple_latency must be 1 or 2, not {simple_latency!r}")
         self.cross_passes = cross_passes
         self.predecoded = predecoded
         self.tag_width = tag_width
@@ -252,7 +258,7 @@ class VectorALU(wiring.Component):
         root_latency = (SerialSquareRoot.LATENCY if serial_sqrt
                         else sqrt_latency(sqrt_bits_per_stage))
         self.latencies = {
-            LatencyClass.SIMPLE: 1,
+            LatencyClass.SIMPLE: simple_latency,
             LatencyClass.MULTIPLY: Multiplier.LATENCY,
             LatencyClass.PRODUCT_SUM: Multiplier.LATENCY + 1,
             LatencyClass.CROSS: Multiplier.LATENCY + cross_passes,
@@ -317,13 +323,35 @@ class VectorALU(wiring.Component):
         outputs = []
 
         # --- SIMPLE ---------------------------------------------------------------------------
+        # With simple_latency=2 everything in front of the lane adders is registered (the
+        # operands chosen, the other sources' value, the lanes' control): the loop ALU result
+        # -> the issuer's forwarding -> operand select -> adder -> result select -> ALU result
+        # is cut in two, at the cost of a cycle for each SIMPLE result.
+        simple_stages = self.latencies[LatencyClass.SIMPLE]
+
+        def before_adder(value, name, reset_less=True):
+            """``value`` as the SIMPLE class's adders see it: registered with latency 2."""
+            if simple_stages == 1:
+                return value
+            staged = Signal.like(value, name=f"simple_early_{name}", reset_less=reset_less)
+            m.d.sync += staged.eq(value)
+            return staged
+
         simple_valid = Signal()
         simple_tag = Signal(self.tag_width, reset_less=True)
         simple_result = [Signal(32, name=f"simple_{n}", reset_less=True) for n in LANES]
         # a non-ALU opcode also takes the SIMPLE path (result 0) so that o_valid answers it
-        m.d.sync += [simple_valid.eq(self.i_valid & ~is_op(*_NOT_SIMPLE)),
-                     simple_tag.eq(self.i_tag)]
-        control = self.i_simple if self.predecoded else simple_control(m, op, self.i_imm)
+        entering = Signal()
+        m.d.comb += entering.eq(self.i_valid & ~is_op(*_NOT_SIMPLE))
+        tag = Signal.like(self.i_tag)
+        m.d.comb += tag.eq(self.i_tag)
+        m.d.sync += [simple_valid.eq(before_adder(entering, "valid", reset_less=False)),
+                     simple_tag.eq(before_adder(tag, "tag"))]
+        if self.predecoded:
+            control = self.i_simple
+        else:
+            control = Signal(SimpleControl)
+            m.d.comb += control.eq(simple_control(m, op, self.i_imm))
 
         lea = (self.i_pc + 1)[:17]
         for lane, name in enumerate(LANES):
@@ -341,32 +369,36 @@ class VectorALU(wiring.Component):
                         m.d.comb += value.eq(ONE)
                 return value
 
-            lhs, rhs = operand(ctl.lhs), operand(ctl.rhs)
-            # sign-extended 33-bit lhs +/- rhs: bit 32 is the true sign that fix keeps
-            total = Signal(33, name=f"sum_{name}")
-            m.d.comb += total.eq(Mux(ctl.subtract,
-                                     lhs.as_signed() - rhs.as_signed(),
-                                     lhs.as_signed() + rhs.as_signed()))
+            lhs = before_adder(operand(ctl.lhs), f"lhs_{name}")
+            rhs = before_adder(operand(ctl.rhs), f"rhs_{name}")
             swizzled = Mux(ctl.swizzle_from == 0, b.x, Mux(ctl.swizzle_from == 1, b.y, b.z))
-            # the adder's results join in the last multiplexer: the sum is the late signal
-            # (operands forwarded from the ALU's own output, then 33-bit carry chain)
-            other = Signal(32, name=f"simple_other_{name}")     # (0 for ZERO)
+            # ``other``: every other source's value (0 for ZERO; MOD's mask a, and'ed with the
+            # sum). The adder's results join in the last multiplexer: the sum is the late signal
+            # (operands forwarded from the ALU's own output, then a 33-bit carry chain)
+            other = Signal(32, name=f"simple_other_{name}")
             with m.Switch(ctl.source):
                 for src, value in {
-                    Source.A: a_l, Source.B: b_l,
+                    Source.A: a_l, Source.B: b_l, Source.MOD: a_l,
                     Source.FRAC: a_l & FRACTION_MASK, Source.INTP: a_l & ~FRACTION_MASK,
                     Source.UNSCALE: a_l.as_signed() >> SCALE, Source.RESCALE: a_l << SCALE,
                     Source.LEA: lea, Source.IMM: self.i_imm, Source.SWIZZLE: swizzled,
                 }.items():
                     with m.Case(src):
                         m.d.comb += other.eq(value)
+            other = before_adder(other, f"other_{name}")
+            ctl = before_adder(ctl, f"control_{name}")
+            # sign-extended 33-bit lhs +/- rhs: bit 32 is the true sign that fix keeps
+            total = Signal(33, name=f"sum_{name}")
+            m.d.comb += total.eq(Mux(ctl.subtract,
+                                     lhs.as_signed() - rhs.as_signed(),
+                                     lhs.as_signed() + rhs.as_signed()))
             is_sum = Signal(name=f"is_sum_{name}")
             is_mod = Signal(name=f"is_mod_{name}")
             m.d.comb += [is_sum.eq((ctl.source == Source.FIX_SUM)
                                    | (ctl.source == Source.RAW_SUM)),
                          is_mod.eq(ctl.source == Source.MOD)]
             sum_word = Mux(ctl.source == Source.FIX_SUM, fix_of(total, 32), total[:32])
-            result = Mux(is_sum, sum_word, Mux(is_mod, a_l & total[:32], other))
+            result = Mux(is_sum, sum_word, Mux(is_mod, other & total[:32], other))
             m.d.sync += simple_result[lane].eq(result)
         outputs.append((LatencyClass.SIMPLE, simple_valid, simple_result, simple_tag))
 

@@ -144,12 +144,13 @@ def test_random_programs_match_model():
 
 def test_random_programs_match_model_with_one_shared_divider():
     """The same on a core whose three lanes share one divider, whose square root is serial and
-    whose CROSS takes two passes over three multipliers (``dividers=1, serial_sqrt=True,
-    cross_passes=2``, the Gpu's and the ULX3S's configuration: a DIV of non-uniform operands
-    keeps the next DIV out for two cycles, a MAG the next MAG for 30, a CROSS any multiplier
-    operation for one)."""
+    whose CROSS takes two passes over three multipliers and whose SIMPLE results take two
+    cycles (``dividers=1, serial_sqrt=True, cross_passes=2, simple_latency=2``, the Gpu's and
+    the ULX3S's configuration: a DIV of non-uniform operands keeps the next DIV out for two
+    cycles, a MAG the next MAG for 30, a CROSS any multiplier operation for one)."""
     seeds = list(range(PROGRAMS, PROGRAMS + 60))
-    failures, _ = check_seeds(seeds, dividers=1, serial_sqrt=True, cross_passes=2)
+    failures, _ = check_seeds(seeds, dividers=1, serial_sqrt=True, cross_passes=2,
+                              simple_latency=2)
     assert not failures, "\n".join(failures[:10])
 
 

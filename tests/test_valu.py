@@ -195,14 +195,17 @@ def schedule(dut, operations):
     return issues, cycle + dut.max_latency + 1, unit_waits
 
 
-@pytest.mark.parametrize("dividers, serial_sqrt, cross_passes", [(3, False, 1), (1, True, 2)])
-def test_mixed_stream_with_reserved_writeback_slots(dividers, serial_sqrt, cross_passes):
+@pytest.mark.parametrize("dividers, serial_sqrt, cross_passes, simple_latency",
+                         [(3, False, 1, 1), (1, True, 2, 2)])
+def test_mixed_stream_with_reserved_writeback_slots(dividers, serial_sqrt, cross_passes,
+                                                    simple_latency):
     """Random opcodes, all classes interleaved, issued through writeback-slot reservation
     (and, with one shared divider, the serial square root and two-pass CROSS, DIVs, MAGs and
     multiplier operations held back while ``div_ready`` / ``mag_ready`` / ``mul_ready`` is
-    low)."""
+    low; SIMPLE results two cycles after their operations)."""
     dut = VectorALU(TAG_WIDTH, dividers=dividers, serial_sqrt=serial_sqrt,
-                    cross_passes=cross_passes)
+                    cross_passes=cross_passes, simple_latency=simple_latency)
+    assert dut.latency(Op.ADD) == simple_latency
     rng = random.Random(12)
     operations = [random_operation(rng, rng.choice(ALU_OPS)) for _ in range(3000)]
     issues, cycles, unit_waits = schedule(dut, operations)
