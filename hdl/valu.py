@@ -543,9 +543,14 @@ class VectorALU(wiring.Component):
             link = self.div
             m.d.comb += [link.valid.eq(divide_issue), link.a.eq(isolate(divide_issue, a)),
                          link.b.eq(isolate(divide_issue, b)), self.div_ready.eq(link.ready)]
+            # (loaded only with this ALU's quotients: the clients of a divider get the same
+            # result wires, and synthesis merged their identical registers into one between
+            # the cores)
             quotient_valid = Signal()
             quotient = Signal(VectorLayout, reset_less=True)
-            m.d.sync += [quotient_valid.eq(link.result_valid), quotient.eq(link.result)]
+            m.d.sync += quotient_valid.eq(link.result_valid)
+            with m.If(link.result_valid):
+                m.d.sync += quotient.eq(link.result)
             outputs.append((LatencyClass.DIVIDE, quotient_valid,
                             [quotient.x, quotient.y, quotient.z], Signal(0)))
         elif self.dividers == 1:
