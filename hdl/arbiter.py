@@ -13,17 +13,15 @@
 Both are combinational from ``valid`` to ``ready`` (one small priority choice), with the choice
 registered only through the round-robin pointer: cheap on an FPGA for a handful of requesters.
 
-* ``StreamRegister`` is one register stage of a valid/ready stream (a new transfer may enter in
-  the cycle the held one leaves): the Gpu puts one between each core's texture/output requests
-  and the arbiters, so that an address computed from a core's operands does not run through
-  the arbiter into the memory's address in the same cycle.
+(The Gpu puts a ``hdl.skid_buffer.SkidBuffer`` in front of each requester: its requests and
+the ready it sees end in flip-flops.)
 """
 
 from amaranth import Module, Signal
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["StreamRegister", "RoundRobinArbiter", "SharedReadPort"]
+__all__ = ["RoundRobinArbiter", "SharedReadPort"]
 
 
 class RoundRobinArbiter(wiring.Component):
@@ -115,19 +113,4 @@ class SharedReadPort(wiring.Component):
         for k in range(self.n):
             m.d.comb += [self.resp[k].valid.eq(answer & (answer_to == k)),
                          self.resp[k].payload.eq(data)]
-        return m
-
-
-class StreamRegister(wiring.Component):
-    """``i`` -> one register -> ``o`` (valid and payload registered; ``i.ready`` is
-    ``~o.valid | o.ready``)."""
-
-    def __init__(self, shape):
-        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
-
-    def elaborate(self, platform):
-        m = Module()
-        m.d.comb += self.i.ready.eq(~self.o.valid | self.o.ready)
-        with m.If(self.i.ready):
-            m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.eq(self.i.payload)]
         return m

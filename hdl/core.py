@@ -31,8 +31,9 @@ cycle its result will use the write port in (``wb_slots``).
 
 A taken jump costs four bubbles (F, D, A and O are on the wrong path): the decision is
 registered before fetch is redirected, which keeps the operand-to-fetch path short for the
-clock. TMREAD and OMWRITE check their addresses in their first cycle without a hazard and send
-requests from the next (a registered check keeps operand values out of the issue decision).
+clock. TMREAD and OMWRITE check their addresses in the cycle after their first cycle without a
+hazard, from the operand registers, and send requests from the next (a registered check keeps
+operand values out of the issue decision).
 RETURN ends the routine at once (``done`` with the return value) unless a write to the swap
 bank is still in flight; other writes land while the next routine runs, the scoreboard keeps
 them invisible. ``settled`` says
@@ -559,10 +560,13 @@ class Core(wiring.Component):
         fault = Signal()
         fault_code = Signal(3)
 
-        # memory instructions: the addresses are checked in their first cycle without a hazard
-        # (registered, so no operand value reaches the issue decision), then a small sequencer
-        # runs over the three lanes
-        mem_checked = Signal()          # the addresses of the TMREAD/OMWRITE in I are checked
+        # memory instructions: the addresses are checked in the cycle after their first cycle
+        # without a hazard, from the operand registers (the operands are final then: the
+        # range checks' carry chains behind the forwarding were the 4-core top's worst path),
+        # and the check is registered (no operand value reaches the issue decision); then a
+        # small sequencer runs over the three lanes
+        mem_settled = Signal()          # the TMREAD/OMWRITE in I has its final operands
+        mem_checked = Signal()          # its addresses are checked
         mem_bad = Signal()              # ... and one is out of range
         req_lane = Signal(2)
         resp_lane = Signal(2)
@@ -577,7 +581,7 @@ class Core(wiring.Component):
         m.d.comb += routine_end.eq(i_valid & ~error & i_class.returns & swap_idle)
         is_tm = i_class.tm
         is_om = i_class.om
-        a_lanes = [i_a.x, i_a.y, i_a.z]
+        a_lanes = [i_a_reg.x, i_a_reg.y, i_a_reg.z]
 
         # The issue decision as one sum of products of flip-flops (the class flags, the
         # scoreboard view, the stack and memory sequencer state): it drives the enables of
@@ -614,7 +618,9 @@ class Core(wiring.Component):
             is_tm, Cat(v >= self.tmem_words for v in a_lanes).any(),
             Cat((v >= self.omem_words) | (w >= self.omem_words)
                 for v, w in zip(a_lanes, where)).any()))
-        with m.If(ready & (is_tm | is_om) & ~mem_checked):
+        with m.If(ready & (is_tm | is_om)):
+            m.d.sync += mem_settled.eq(1)
+        with m.If(mem_settled & ~mem_checked):
             m.d.sync += [mem_checked.eq(1), mem_bad.eq(out_of_range)]
         # once checked the operands are final (nothing is in flight to them any more), so the
         # lanes come straight from the flip-flops
@@ -646,7 +652,8 @@ class Core(wiring.Component):
             m.d.sync += resp_lane.eq(resp_lane + 1)
         m.d.comb += mem_done.eq(Mux(is_tm, resp_lane == 3, req_lane == 3))
         with m.If(i_issue | ~running):
-            m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_checked.eq(0), mem_bad.eq(0)]
+            m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_settled.eq(0), mem_checked.eq(0),
+                         mem_bad.eq(0)]
 
         # --- the flow-control stack engine decides every control transfer ----------------
         # A conditional jump compares I's operands, but from a flip-flop (``compare_reg``)

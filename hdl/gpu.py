@@ -32,7 +32,8 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hdl.arbiter import RoundRobinArbiter, SharedReadPort, StreamRegister
+from hdl.arbiter import RoundRobinArbiter, SharedReadPort
+from hdl.skid_buffer import SkidBuffer
 from hdl.core import OutputWrite
 from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
@@ -185,15 +186,17 @@ class Gpu(wiring.Component):
                 dispatcher.unit_error[k].eq(unit.error),
             ]
             wiring.connect(m, dispatcher.units[k], unit.band)
-            # requests registered on their way to the arbiters (timing: operand -> address;
-            # IO unit state -> scene port arbiter -> the scene memory's address)
-            m.submodules[f"scene_req{k}"] = scene_req = StreamRegister(
+            # requests pass a skid buffer on their way to the arbiters: requests and the ready
+            # a requester sees end in flip-flops (timing: operand -> address; IO unit state ->
+            # scene port arbiter -> the scene memory's address; arbiter -> ready -> a core's
+            # memory sequencer)
+            m.submodules[f"scene_req{k}"] = scene_req = SkidBuffer(
                 unit.scene_req.payload.shape())
             wiring.connect(m, unit.scene_req, scene_req.i)
             wiring.connect(m, scene_req.o, scene_port.req[k])
             wiring.connect(m, scene_port.resp[k], unit.scene_resp)
-            m.submodules[f"tm_req{k}"] = tm_req = StreamRegister(32)
-            m.submodules[f"om_req{k}"] = om_req = StreamRegister(OutputWrite)
+            m.submodules[f"tm_req{k}"] = tm_req = SkidBuffer(32)
+            m.submodules[f"om_req{k}"] = om_req = SkidBuffer(OutputWrite)
             wiring.connect(m, core.tm_req, tm_req.i)
             wiring.connect(m, tm_req.o, tmem_port.req[k])
             wiring.connect(m, tmem_port.resp[k], core.tm_resp)
@@ -320,7 +323,7 @@ class Gpu(wiring.Component):
         # link state -> request -> arbiter -> the store's banks was a failing path group of
         # the 4-core top) and answered when the port answers; no other read is taken until
         # then (``texture_pending``), so answers stay in order.
-        m.submodules.host_tm_req = host_tm_req = StreamRegister(32)
+        m.submodules.host_tm_req = host_tm_req = SkidBuffer(32)
         wiring.connect(m, host_tm_req.o, tmem_port.req[n])
         texture_pending = Signal()
         texture_read = is_read & texture_hit
@@ -340,9 +343,9 @@ class Gpu(wiring.Component):
         output_due = Signal(output_latency)
 
         # output memory: host writes share the cores' write port, host reads have their own
-        # (registered on their way to the arbiter, like the cores' writes: host link state ->
-        # the arbiter -> the cores' request registers was a failing path group)
-        m.submodules.host_om_req = host_om_req = StreamRegister(OutputWrite)
+        # (through a skid buffer, like the cores' writes: host link state -> the arbiter ->
+        # the cores' request registers was a failing path group)
+        m.submodules.host_om_req = host_om_req = SkidBuffer(OutputWrite)
         wiring.connect(m, host_om_req.o, omem_arbiter.i[n])
         m.d.comb += [host_om_req.i.valid.eq(is_write & output_hit),
                      host_om_req.i.payload.addr.eq(offset),

@@ -68,8 +68,9 @@ class _NarrowMemory(Elaboratable):
             m.submodules[f"bank{k}"] = bank
         for port in self._write_ports:
             addr, en = self._registered(m, port, "write")
-            data_byte = Signal(8)
-            m.d.sync += data_byte.eq(self.narrow(port.data))
+            data = Signal(32)                   # (narrowed after the register)
+            m.d.sync += data.eq(port.data)
+            data_byte = self.narrow(data)
             bank_index = addr[self.bank_bits:]
             for k, bank in enumerate(self.banks):
                 inner = bank.write_port()

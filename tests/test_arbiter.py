@@ -9,7 +9,7 @@ from amaranth import Module, Signal, unsigned
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
-from hdl.arbiter import RoundRobinArbiter, SharedReadPort, StreamRegister
+from hdl.arbiter import RoundRobinArbiter, SharedReadPort
 
 
 def run(dut, *testbenches, processes=()):
@@ -166,39 +166,3 @@ def test_shared_read_port_routes_answers_in_order(memory_latency, registered):
         delay = memory_latency - 1 + registered
         assert answered_at[k] == [c + delay for c in taken_at[k]], \
             "an answer must come memory_latency cycles after its request (+1 when registered)"
-
-
-def test_stream_register_keeps_order_under_backpressure():
-    """A random producer and consumer through StreamRegister: every word once, in order, each
-    one cycle later at the earliest; with the consumer always ready, one word per cycle."""
-    for ready_chance, valid_chance in ((0.5, 0.7), (1.0, 1.0)):
-        rng = random.Random(99)
-        dut = StreamRegister(16)
-        words = list(range(1, 201))
-        received = []
-        cycles = [0]
-
-        async def tb(ctx):
-            sent = 0
-            offering = False
-            while len(received) < len(words):
-                cycles[0] += 1
-                assert cycles[0] < 2000, "the register stopped moving words"
-                if not offering and sent < len(words) and rng.random() < valid_chance:
-                    offering = True
-                ctx.set(dut.i.valid, offering)
-                ctx.set(dut.i.payload, words[sent] if offering else 0)
-                ready = rng.random() < ready_chance
-                ctx.set(dut.o.ready, ready)
-                if ctx.get(dut.o.valid) and ready:
-                    received.append(ctx.get(dut.o.payload))
-                accepted = offering and ctx.get(dut.i.ready)
-                await ctx.tick()
-                if accepted:
-                    sent += 1
-                    offering = False
-
-        run(dut, tb)
-        assert received == words
-        if ready_chance == 1.0:
-            assert cycles[0] == len(words) + 1
