@@ -195,7 +195,7 @@ def test_cli_refuses_to_flash_a_design_that_misses_timing(monkeypatch, capsys, t
 
 def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
     """boards/floorplan.py: core k's block RAMs and DSP blocks at its end of its rows, the
-    scene memory in the middle row, the stores on the sites left, no site twice; a fifth core
+    scene memory spread along the middle row, the stores on the sites left, no site twice; a fifth core
     and unknown cells stay free; a netlist without ``top`` is left alone."""
     import json
     from boards.floorplan import plan_sites, pin_hard_blocks, BRAM_COLUMNS, QUADRANTS
@@ -221,6 +221,7 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
         assert all((x_of[n] < 63) == (side == "left") for n in mine)
     scene = [n for n in plan if "scene_mem" in n]
     assert len(scene) == 20 and {y_of[n] for n in scene} == {46}
+    assert min(x_of[n] for n in scene) < 10 and max(x_of[n] for n in scene) > 110  # spread
     assert sum(".tmem." in n or ".omem." in n for n in plan) == 155
     assert len(BRAM_COLUMNS) == 52
     empty = tmp_path / "top.json"
