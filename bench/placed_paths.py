@@ -13,6 +13,10 @@ distance, 0.3 ns inside a tile), and groups the paths that miss the period by (s
 end module), worst path of each group shown. Use it for the ranking: on the placement of the
 fifth session's 4-core top it found 15,093 endpoints over 13.3 ns, 14,000 of them from the IO
 units into the cores' register files (docs/fpga.md).
+
+It also estimates the routing demand of every tile (RUDY: each net spreads (w + h) / (w * h)
+over its pins' bounding box) and names the hottest tiles with the modules whose nets load them
+most: a spot several times the chip's mean is where the router will struggle.
 """
 
 import argparse
@@ -150,6 +154,46 @@ def analyse(netlist, period):
     return len(ends), failing, path
 
 
+def routing_demand(netlist, hottest=10, max_area=3000):
+    """(mean demand, [(tile, demand, [(module, share), ...])] of the ``hottest`` tiles).
+    Nets with a bounding box over ``max_area`` tiles (clock, resets) are left out."""
+    import numpy as np
+    cells = netlist["modules"]["top"]["cells"]
+    pins, source = defaultdict(list), {}
+    for name, cell in cells.items():
+        xy = position(cell)
+        if xy is None:
+            continue
+        for port, bits in cell["connections"].items():
+            for bit in bits:
+                if isinstance(bit, int):
+                    pins[bit].append(xy)
+                    if cell["port_directions"].get(port) == "output":
+                        source[bit] = name
+    size = (max(x for p in pins.values() for x, _ in p) + 1,
+            max(y for p in pins.values() for _, y in p) + 1)
+    demand = np.zeros(size)
+    by_module = defaultdict(lambda: np.zeros(size))
+    for bit, xys in pins.items():
+        if len(xys) < 2 or bit not in source:
+            continue
+        xs, ys = [x for x, _ in xys], [y for _, y in xys]
+        w, h = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+        if w * h > max_area:
+            continue
+        box = (slice(min(xs), max(xs) + 1), slice(min(ys), max(ys) + 1))
+        demand[box] += (w + h) / (w * h)
+        by_module[module_of(source[bit])][box] += (w + h) / (w * h)
+    hot = []
+    for index in np.argsort(demand, axis=None)[::-1][:hottest]:
+        x, y = np.unravel_index(index, size)
+        shares = sorted(((float(m[x, y]), name) for name, m in by_module.items()),
+                        reverse=True)[:3]
+        hot.append(((int(x), int(y)), round(float(demand[x, y]), 1),
+                    [(name, round(share, 1)) for share, name in shares]))
+    return round(float(demand[demand > 0].mean()), 1), hot
+
+
 def path_groups(failing, path):
     """{(start module, end module): [count, worst arrival, worst path, end cell, end port]}"""
     groups = {}
@@ -177,6 +221,7 @@ def main(argv=None):
     parser.add_argument("--out", default=None)
     parser.add_argument("--groups", type=int, default=30)
     parser.add_argument("--paths", type=int, default=8, help="worst paths shown")
+    parser.add_argument("--hot", type=int, default=8, help="hottest tiles shown")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if (args.placed is None) == (args.cores is None):
@@ -206,6 +251,10 @@ def main(argv=None):
               "failing": len(failing), "worst_ns": round(failing[0][0], 2) if failing else None,
               "groups": [{"from": k[0], "to": k[1], "endpoints": g[0], "worst_ns": g[1]}
                          for k, g in groups[:args.groups]]}
+    mean_demand, hot = routing_demand(netlist, args.hot)
+    result["routing_demand"] = {"mean": mean_demand,
+                                "hottest": [{"tile": t, "demand": d, "modules": m}
+                                            for t, d, m in hot]}
     if report is not None:
         result["placement"] = report
     if args.json:
@@ -222,6 +271,9 @@ def main(argv=None):
                 continue                        # (inside a carry chain: its last step shown)
             print(f"  {t:6.2f}  {xy}  {_short(cell)}.{port}")
         print(f"          {_short(end_cell)}.{end_port}")
+    print(f"\nrouting demand (RUDY): mean {mean_demand} per tile; hottest:")
+    for tile, value, modules in hot:
+        print(f"  {tile} {value:6.1f}  " + ", ".join(f"{m} {s}" for m, s in modules))
 
 
 if __name__ == "__main__":

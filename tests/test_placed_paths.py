@@ -64,7 +64,20 @@ def test_cli_ranks_a_placed_netlist(tmp_path, capsys):
     main([str(placed), "--freq", "500", "--json"])
     result = json.loads(capsys.readouterr().out)
     assert result["failing"] == 2 and result["period_ns"] == 2.0
+    assert result["routing_demand"]["hottest"][0]["tile"] == [4, 3]
     assert {(g["from"], g["to"]) for g in result["groups"]} == {("top.a", "top.b"),
                                                                ("top.a", "top.coreN.x")}
     with pytest.raises(SystemExit):
         main([])                            # neither a netlist nor --cores
+
+
+def test_routing_demand_finds_the_tile_where_nets_pile_up():
+    # bit 2: (0,0) -> (10,0), (4,3): 11 x 4 box, 15/44 per tile; bit 3 inside (10,0): 2;
+    # bit 5 inside (4,3): 2; bit 6: (4,3) -> (4,4): 1 x 2 box, 1.5 per tile
+    from bench.placed_paths import routing_demand
+    mean, hot = routing_demand(_netlist(), hottest=2)
+    (tile, demand, modules), (second, second_demand, _) = hot
+    assert tile == (4, 3) and demand == pytest.approx(15 / 44 + 2 + 1.5, abs=0.05)
+    assert second == (10, 0) and second_demand == pytest.approx(15 / 44 + 2, abs=0.05)
+    assert modules[0][0] == "top"           # (top.c0, top.c1 drive the nets there)
+    assert 0 < mean < demand
