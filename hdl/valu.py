@@ -11,13 +11,11 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
 * SIMPLE [simple_latency = 1]: ADD SUB INC DEC INCX/Y/Z COPY ZERO MOD FRAC INTP NEG XCHANGEX/Y/Z
   UNSCALE RESCALE LEA SETX/Y/Z SWIZZLE3D - one adder per lane plus a result select, then the
   output register. With ``simple_latency=2`` the adders' operands (and the other sources'
-  value) are registered first: the loop ALU result -> the issuer's forwarding -> operand select
-  -> adder -> result select is cut in two (the 4-core board top's worst path group). How each
-  lane makes its result (``SimpleControl``) is decoded from the opcode: by the ALU, or
-  (``predecoded=True``) by the issuer a stage earlier with ``simple_control``, registered and
-  given on ``i_simple``: then the opcode's decode is not on the loop ALU result -> the
+  value) are registered first. How each lane makes its result (``SimpleControl``) is decoded
+  from the opcode by the ALU, or (``predecoded=True``) by the issuer a stage earlier with
+  ``simple_control`` and given on ``i_simple``. Both shorten the loop ALU result -> the
   issuer's forwarding -> operand select -> adder -> result select (the 1-core board top's
-  critical path, docs/fpga.md).
+  critical path; with four cores the worst path group, docs/fpga.md).
 * MULTIPLY [Multiplier.LATENCY = 3]: MUL IMUL MULP - the lane multipliers' low 32 bits.
 * PRODUCT_SUM [Multiplier.LATENCY + 1 = 4]: DOT - one more stage adds the three 64-bit products
   (a carry-save sum) and takes ``fix``.
@@ -343,10 +341,8 @@ class VectorALU(wiring.Component):
         # a non-ALU opcode also takes the SIMPLE path (result 0) so that o_valid answers it
         entering = Signal()
         m.d.comb += entering.eq(self.i_valid & ~is_op(*_NOT_SIMPLE))
-        tag = Signal.like(self.i_tag)
-        m.d.comb += tag.eq(self.i_tag)
         m.d.sync += [simple_valid.eq(before_adder(entering, "valid", reset_less=False)),
-                     simple_tag.eq(before_adder(tag, "tag"))]
+                     simple_tag.eq(before_adder(self.i_tag, "tag"))]
         if self.predecoded:
             control = self.i_simple
         else:
