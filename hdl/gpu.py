@@ -143,10 +143,11 @@ class Gpu(wiring.Component):
         m.submodules.dispatcher = dispatcher = Dispatcher(n, self.max_bands)
         m.submodules.scene_port = scene_port = SharedReadPort(
             n, range(self.max_triangles), TriangleLayout)
-        # Texture and output words reach their readers two cycles after the address: the
-        # narrow stores register each bank's word (hdl/narrow_store.py), a 32-bit memory's
-        # words are registered after its read port (up to 96 block RAMs all over the chip on
-        # the ULX3S: their read multiplexer was a critical path). TMREAD waits a cycle more.
+        # Texture and output words reach their readers two cycles or more after the address:
+        # the narrow stores register the address and each bank's word (hdl/narrow_store.py:
+        # three cycles), a 32-bit memory's words are registered after its read port (up to 96
+        # block RAMs all over the chip on the ULX3S: their read multiplexer was a critical
+        # path). TMREAD waits for them.
         m.submodules.tmem_port = tmem_port = SharedReadPort(
             n + 1, 32, 32, memory_latency=self.store_latency,
             registered=self.store_latency < SLOW_READ)

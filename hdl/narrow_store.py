@@ -78,7 +78,7 @@ class _NarrowMemory(Elaboratable):
                              inner.data.eq(data_byte)]
         for port in self._read_ports:
             # the address registered, every bank reads (no decode on the address path); its word
-            # is registered in the next cycle, then the bank index, two cycles old, picks one
+            # is registered in the next cycle, then the bank index, two cycles older, picks one
             addr, en = self._registered(m, port, "read")
             read = Signal()                     # the banks' outputs hold a new read
             bank_index = Signal(range(len(self.banks)))
