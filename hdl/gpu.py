@@ -209,19 +209,23 @@ class Gpu(wiring.Component):
         # request is taken in its second cycle at the earliest (``decoded``: it was there,
         # not taken, last cycle; a host holds a request until it is taken). So the memories'
         # arbiters see flip-flops (host link address -> decode -> range check -> texture port
-        # arbiter was the 1-core top's critical path).
+        # arbiter was the 1-core top's critical path), and so does ``ready`` (the configuration
+        # row's range check -> ready -> host link was a failing group of the 4-core placement).
         m.d.comb += decoder.addr.eq(host.addr)
         region = Signal(Region)
         offset = Signal.like(decoder.offset)
         decoded = Signal()
         texture_hit = Signal()
         output_hit = Signal()
+        config_hit = Signal()                   # the z word of a writable configuration row
         m.d.sync += [region.eq(decoder.region), offset.eq(decoder.offset),
                      decoded.eq(host.valid & ~host.ready),
                      texture_hit.eq((decoder.region == Region.TEXTURE)
                                     & (decoder.offset < self.tmem_words)),
                      output_hit.eq((decoder.region == Region.OUTPUT)
-                                   & (decoder.offset < self.omem_words))]
+                                   & (decoder.offset < self.omem_words)),
+                     config_hit.eq((decoder.region == Region.CONFIG) & (decoder.offset[:2] == 2)
+                                   & (decoder.offset[2:] < CONFIG_ROWS))]
         lane = offset[:2]
         row = offset[2:]
         is_write = host.valid & host.write & decoded
@@ -261,8 +265,7 @@ class Gpu(wiring.Component):
         # file port check -> units ready -> host link was the 1-core top's critical path. A
         # frame start waits until the row is in.
         config_write = Signal()
-        m.d.comb += config_write.eq(is_write & (region == Region.CONFIG) & (lane == 2)
-                                    & (row < CONFIG_ROWS))
+        m.d.comb += config_write.eq(is_write & config_hit)
         config_held = Signal()
         config_row = Signal(ConfigWrite)
         units_ready = Cat(u.config.ready for u in self.io_units).all()
