@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from hdl.isa import US_INT_CONST, PredSel, JumpFunc
-from sim.fc_model import (FlowControlError, FcAddr, FlowControl, fc_if, fc_else, fc_endif,
+from sim.fc_model import (FcAddr, FlowControl, fc_if, fc_else, fc_endif,
                           fc_loop, fc_rep, fc_endloop, fc_endrep, fc_break, fc_continue,
                           fc_call, fc_ret, int_const, select_int_const, sext8)
 

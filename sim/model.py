@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from hdl.isa import (
     Op, Kind, op_info, unpack, NUM_REGS, BANKS, BANK_SWAP, SWIZZLES, USER_CODE_BASE,
-    ENTRY_NAMES, NUM_ENTRIES, MASK32, jump_lane, jump_relation, compare, reg_name,
+    ENTRY_NAMES, MASK32, jump_lane, jump_relation, compare, reg_name,
 )
 from sim.semantics import alu_result, merge_lanes
 

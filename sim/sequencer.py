@@ -10,7 +10,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from hdl.isa import ENTRY_INDEX, BANK_SWAP, reg
+from hdl.isa import ENTRY_INDEX, reg
 from sim.model import Core, TheiaError, DEFAULT_LIMITS
 
 TRIANGLE_ROWS = [reg(n) for n in ("CREG_V0", "CREG_UV0", "CREG_V1", "CREG_UV1", "CREG_V2",

@@ -398,7 +398,7 @@ def test_tmread_out_of_range():
 
 
 def test_omwrite_out_of_range():
-    run = check_error(f"""
+    run = check_error("""
         SETX R1 0xFFFFFFFF
         OMWRITE VOID R1 R1
         RETURN RT_TRUE
