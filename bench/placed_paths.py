@@ -25,6 +25,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 
+from hdl.build import build_board, summary, BuildError, PLACED, PLACERS
 from bench.paths import (LUT_DELAY, MUX_DELAY, CARRY_IN_DELAY, CARRY_THROUGH, CARRY_SUM,
                          FF_CLK_TO_Q, BRAM_CLK_TO_Q, LUTRAM_READ, MULT_DELAY, SETUP)
 
@@ -217,7 +218,7 @@ def main(argv=None):
     parser.add_argument("--cores", type=int, help="place the ULX3S-85F top of this many cores")
     parser.add_argument("--freq", type=float, default=75.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--placer", default="static")
+    parser.add_argument("--placer", choices=PLACERS, default="static")
     parser.add_argument("--out", default=None)
     parser.add_argument("--groups", type=int, default=30)
     parser.add_argument("--paths", type=int, default=8, help="worst paths shown")
@@ -229,7 +230,6 @@ def main(argv=None):
     report = None
     placed = args.placed
     if args.cores is not None:
-        from hdl.build import build_board, summary, BuildError, PLACED
         out = args.out or f"build/placed-{args.cores}c-{args.freq:g}mhz"
         try:
             report = build_board("ulx3s-85f", args.cores, args.freq, out, seed=args.seed,
