@@ -15,9 +15,10 @@ Reported: one miss and one hit at the image's centre pixel, then ``--samples`` r
 the RTL's mean cycles of misses and of hits (hits are topped up with random hitting pairs so
 that both means rest on data), and their mean weighted by the model's hit ratio, next to the
 original THEIA's 272 cycles per ray-triangle test. Prints JSON (``--json FILE`` also writes it).
-``--board``: the core as the ULX3S top builds it (boards/ulx3s.py: one divider for the lanes -
-shared by two cores there, which this does not model -, the serial square root, two-pass
-CROSS); the default is Core's own configuration.
+``--board``: the core as the ULX3S top builds it (``boards.ulx3s.BOARD_CORE_PARAMS``: one
+divider for the lanes - shared by two cores there, DIV latency 30, which this does not model:
+28 here -, the serial square root, two-pass CROSS, simple operations in two cycles); the
+default is Core's own configuration.
 """
 
 import argparse

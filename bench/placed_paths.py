@@ -8,11 +8,11 @@ Routing four cores takes hours; placing them about fifteen minutes (``hdl.build`
 ``place_only``), and nextpnr then reports one number. This reads the placed netlist (packed
 cells with their ``NEXTPNR_BEL``), estimates every register-to-register path with the cell
 delays of ``bench.paths`` and a routing delay that grows with the distance between the cells
-(fitted to nextpnr's routed reports of this design: 0.9 ns + 0.045 ns per tile of Manhattan
-distance, 0.3 ns inside a tile), and groups the paths that miss the period by (start module,
-end module), worst path of each group shown. Use it for the ranking: on the placement of the
-fifth session's 4-core top it found 15,093 endpoints over 13.3 ns, 14,000 of them from the IO
-units into the cores' register files (docs/fpga.md).
+(fitted by eye to the nets of a routed 1-core top's critical path, 0.9-4.5 ns: 0.9 ns +
+0.045 ns per tile of Manhattan distance, 0.3 ns inside a tile), and groups the paths that miss
+the period by (start module, end module), worst path of each group shown. Use it for the
+ranking: on the placement of the fifth session's 4-core top it found 15,093 endpoints over
+13.3 ns, 13,730 of them from the IO units into the cores' register files (docs/fpga.md).
 
 It also estimates the routing demand of every tile (RUDY: each net spreads (w + h) / (w * h)
 over its pins' bounding box) and names the hottest tiles with the modules whose nets load them
@@ -123,7 +123,6 @@ def analyse(netlist, period):
                 successors[source].append(((name, out_port), net + delay))
                 waiting[(name, out_port)] += 1
     arrival, previous = {}, {}
-    ready = []
     for name, cell in cells.items():
         for port, delay in _launches(cell):
             arrival[(name, port)], previous[(name, port)] = delay, None

@@ -65,7 +65,7 @@ from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook
 from hdl.skid_buffer import SkidBuffer
 
-__all__ = ["Core", "CoreError", "OutputWrite"]
+__all__ = ["Core", "CoreError", "OutputWrite", "IoRow"]
 
 
 class CoreError(IntEnum):
@@ -82,7 +82,8 @@ class OutputWrite(data.Struct):
 
 
 class IoRow(data.Struct):
-    """A register row the IO side writes (config or swap bank)."""
+    """A register row the IO side writes (config or swap bank; also the Gpu's configuration
+    broadcast to the IO units)."""
     addr: 6
     data: VectorLayout
 

@@ -9,7 +9,8 @@ cycle late). A core may get several bands; its registers carry over, as in the m
 The frame ends (``busy`` falls) when every band has been handed out and every unit is idle
 again; ``done`` then says it finished cleanly. A unit reporting a core error (``unit_error``
 pulse) stops the dispatching (from the next cycle on): ``error`` goes high and the frame ends
-as soon as the units still running have finished their bands. ``done`` and ``error`` hold until the next start.
+as soon as the units still running have finished their bands. ``done`` and ``error`` hold until
+the next start.
 """
 
 from amaranth import Module, Signal, Cat

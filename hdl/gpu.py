@@ -34,10 +34,10 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.arbiter import RoundRobinArbiter, SharedReadPort
 from hdl.skid_buffer import SkidBuffer
-from hdl.core import OutputWrite
+from hdl.core import OutputWrite, IoRow
 from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
-from hdl.io_unit import (IoUnit, BandEntry, ConfigWrite, TriangleLayout, SLOT_ROWS,
+from hdl.io_unit import (IoUnit, BandEntry, TriangleLayout, SLOT_ROWS,
                          ROWS_PER_TRIANGLE)
 from hdl.isa import VectorLayout
 from hdl.narrow_store import TextureStore, PixelStore
@@ -267,7 +267,7 @@ class Gpu(wiring.Component):
         config_write = Signal()
         m.d.comb += config_write.eq(is_write & config_hit)
         config_held = Signal()
-        config_row = Signal(ConfigWrite)
+        config_row = Signal(IoRow)
         units_ready = Cat(u.config.ready for u in self.io_units).all()
         for unit in self.io_units:
             m.d.comb += [unit.config.valid.eq(config_held), unit.config.payload.eq(config_row)]
@@ -275,7 +275,7 @@ class Gpu(wiring.Component):
         with m.If(config_write):
             m.d.comb += host.ready.eq(config_free)
             with m.If(config_free):
-                m.d.sync += [config_held.eq(1), config_row.row.eq(row),
+                m.d.sync += [config_held.eq(1), config_row.addr.eq(row),
                              config_row.data.eq(staged_row)]
         with m.If(config_held & units_ready):
             m.d.sync += config_held.eq(0)

@@ -34,9 +34,10 @@ from amaranth import Module, Signal, Mux
 from amaranth.lib import wiring, data, stream
 from amaranth.lib.wiring import In, Out
 
+from hdl.core import IoRow
 from hdl.isa import VectorLayout, reg
 
-__all__ = ["IoUnit", "BandEntry", "ConfigWrite", "TriangleLayout", "TRIANGLE_FIRST_REG",
+__all__ = ["IoUnit", "BandEntry", "TriangleLayout", "TRIANGLE_FIRST_REG",
            "ROWS_PER_TRIANGLE", "SLOT_ROWS"]
 
 #: register of a triangle's first row (V0); its 7 rows are consecutive registers
@@ -60,11 +61,6 @@ class BandEntry(data.Struct):
     base: 32                    # the band's output word base
 
 
-class ConfigWrite(data.Struct):
-    row: 6
-    data: VectorLayout
-
-
 class IoUnit(wiring.Component):
     """Parameter: ``max_triangles`` (scene memory depth in triangles)."""
 
@@ -74,7 +70,7 @@ class IoUnit(wiring.Component):
         self.max_triangles = max_triangles
         super().__init__({
             "band": In(stream.Signature(BandEntry)),
-            "config": In(stream.Signature(ConfigWrite)),
+            "config": In(stream.Signature(IoRow)),
             "num_triangles": In(16),
             "idle": Out(1),
             "error": Out(1),
@@ -139,7 +135,7 @@ class IoUnit(wiring.Component):
                 m.d.comb += [self.idle.eq(~in_flight), self.band.ready.eq(~in_flight),
                              self.config.ready.eq(self.io_ready),
                              self.io_valid.eq(self.config.valid),
-                             self.io_addr.eq(self.config.payload.row),
+                             self.io_addr.eq(self.config.payload.addr),
                              self.io_data.eq(self.config.payload.data)]
                 with m.If(self.band.valid & ~in_flight):
                     m.d.sync += [entry.eq(self.band.payload), next_triangle.eq(0),

@@ -343,11 +343,7 @@ class VectorALU(wiring.Component):
         m.d.comb += entering.eq(self.i_valid & ~is_op(*_NOT_SIMPLE))
         m.d.sync += [simple_valid.eq(before_adder(entering, "valid", reset_less=False)),
                      simple_tag.eq(before_adder(self.i_tag, "tag"))]
-        if self.predecoded:
-            control = self.i_simple
-        else:
-            control = Signal(SimpleControl)
-            m.d.comb += control.eq(simple_control(m, op, self.i_imm))
+        control = self.i_simple if self.predecoded else simple_control(m, op, self.i_imm)
 
         lea = (self.i_pc + 1)[:17]
         for lane, name in enumerate(LANES):

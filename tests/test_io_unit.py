@@ -261,7 +261,7 @@ def test_config_writes_only_while_idle():
 
     async def tb(ctx, unit):
         ctx.set(unit.config.valid, 1)
-        ctx.set(unit.config.payload, {"row": 9, "data": {"x": 7, "y": 8, "z": 9}})
+        ctx.set(unit.config.payload, {"addr": 9, "data": {"x": 7, "y": 8, "z": 9}})
         assert ctx.get(unit.config.ready)
         await ctx.tick()
         ctx.set(unit.config.valid, 0)
