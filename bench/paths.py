@@ -189,11 +189,11 @@ def synthesise(cores, out_dir):
     from pathlib import Path
     from amaranth_boards.ulx3s import ULX3S_85F_Platform
     from boards.ulx3s import Ulx3sTop
-    from hdl.build import _set_tool_env
+    from hdl.build import _set_tool_env, SYNTH_OVERRIDES
     _set_tool_env()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(cores=cores), name="top")
+    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(cores=cores), name="top", **SYNTH_OVERRIDES)
     plan.extract(str(out))
     print(f"synthesising {cores}-core top in {out} ...", file=sys.stderr)
     result = subprocess.run([os.environ["YOSYS"], "-q", "-l", "top.rpt", "top.ys"], cwd=out)

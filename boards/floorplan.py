@@ -8,7 +8,7 @@ placement's estimate 33-36 MHz). Pinning the hard blocks gives each core a quadr
 logic follows (x 25-101 +- 20, estimate 40 MHz): core k's block RAMs at one end of a block-RAM
 row and its DSP blocks at the same end of the DSP row nearest to it (cores 0, 1 bottom left /
 right, 2, 3 top left / right: the pairs that share a divider sit side by side), the scene
-memory spread along the middle row (read by every IO unit), the texture and output stores
+memory in the middle of the middle row (read by every IO unit), the texture and output stores
 everywhere else (their logic is a few address and data wires).
 
 ``pin_hard_blocks(path)`` adds nextpnr's ``BEL`` attribute to those cells of a Yosys JSON
@@ -82,13 +82,11 @@ def plan_sites(cells):
         dsps = of_type("MULT18X18D", in_core)
         place(brams, _end(_brams(bram_row), len(brams), side))
         place(dsps, _end(_dsps(dsp_row), len(dsps), side))
-    # the scene memory spread evenly over the middle row, not packed into its middle: its
-    # 672-bit word goes to every IO unit, and packed it made the placement's most congested
-    # spot (a wire demand ~3.7 times the chip's mean along the row; router2 stalled there)
+    # the scene memory in the middle of the chip, the same distance from every core's IO unit
     scene = of_type("DP16KD", lambda n: "scene_mem" in n)
     middle = _brams(SCENE_ROW)
-    place(scene, [middle[len(middle) * i // len(scene)] for i in range(len(scene))]
-          if scene else [])
+    first = (len(middle) - len(scene)) // 2
+    place(scene, middle[first:first + len(scene)])
     stores = of_type("DP16KD", lambda n: ".tmem." in n or ".omem." in n)
     place(stores, [s for y in BRAM_ROWS for s in _brams(y)])
     return plan

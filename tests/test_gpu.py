@@ -1,7 +1,7 @@
 """The whole GPU (hdl/gpu.py) through its host port in Amaranth's simulator: frames identical to
 the model on 1 and 2 cores with triangle loading hidden, a core error reported through
-STATUS/ERROR_INFO (and the next frame running cleanly), the control registers and memories as
-docs/host-interface.md describes them, and a top level that exports to RTLIL (plain ports, no
+STATUS/ERROR_INFO (and the next frame running cleanly), scene writes held back while a frame
+runs, the control registers and memories as docs/host-interface.md describes them, and a top level that exports to RTLIL (plain ports, no
 combinational loops)."""
 
 import dataclasses
@@ -17,6 +17,7 @@ from hdl.core import CoreError
 from hdl.gpu import Gpu
 from hdl.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_BUSY, STATUS_DONE,
                           STATUS_ERROR)
+from hdl.io_unit import SLOT_ROWS
 from hdl.isa import USER_CODE_START
 from sim.demo_scene import demo_scene
 from sim.gpu_pysim import (render_gpu_pysim, gpu_for_scene, scene_bus_writes, HostDriver)
@@ -112,6 +113,36 @@ def test_core_error_is_reported_and_the_next_frame_runs(rom):
     assert seen["status2"] == STATUS_DONE, seen
     assert seen["error_info2"] == 0
     assert seen["pixels2"] == scene.pixel_count
+
+
+def test_scene_write_during_a_frame_waits_for_its_end(rom):
+    """A scene row written while a frame runs is stored only once the frame has ended (the
+    write shares a block-RAM port with the cores' scene reads): the frame renders the scene as
+    it was, and the row is there afterwards."""
+    scene = tiny_scene(size=2, bands=2, triangles=2)
+    expected, _, _ = render_model(scene, rom, cores=1, jobs=1)
+    dut = gpu_for_scene(scene, rom, cores=2)
+    new_row = (0x1234, 0x5678, 0x9ABC)          # V0 of triangle 1
+    seen = {}
+
+    async def host(ctx):
+        bus = HostDriver(ctx, dut.host)
+        for addr, word in scene_bus_writes(scene):
+            await bus.write(addr, word)
+        await bus.write(control(Reg.CTRL), CTRL_START)
+        await ctx.tick().repeat(20)
+        seen["busy_before"] = (await bus.read(control(Reg.STATUS))) & STATUS_BUSY
+        for lane, word in enumerate(new_row):
+            await bus.write(host_address(Region.SCENE, (1 * SLOT_ROWS + 0) * 4 + lane), word)
+        seen["status_after"] = await bus.read(control(Reg.STATUS))
+        seen["omem"] = await bus.read_many(host_address(Region.OUTPUT), len(expected))
+        seen["row"] = ctx.get(dut.scene_mem.data[1 * SLOT_ROWS + 0])
+
+    simulate(dut, host)
+    assert seen["busy_before"]
+    assert seen["status_after"] == STATUS_DONE
+    assert seen["omem"] == expected
+    assert (seen["row"].x, seen["row"].y, seen["row"].z) == new_row
 
 
 def test_host_registers_and_memories(rom):
