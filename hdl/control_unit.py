@@ -62,6 +62,9 @@ class ControlUnit(wiring.Component):
         hit = Signal()
         triangles_left = Signal(16)
         more_triangles = Signal()    # triangles_left > 1, registered (on the MAIN -> MAIN path)
+        # triangles_left == 0, registered (its 16-bit compare -> the flip -> the state's
+        # enables was a failing path of the 4-core ULX3S placement)
+        triangles_done = Signal()
         # MAIN may follow MAIN at once: another triangle is due and loaded. Registered, so that
         # ``core_chain`` is: a flip makes it false for a cycle (the IO side then shows the next
         # triangle's state), and ``tri_ready`` only falls at a flip, so the register is never
@@ -105,12 +108,13 @@ class ControlUnit(wiring.Component):
             with m.State("RGU"):
                 def after_rgu(result):
                     m.d.sync += [hit.eq(0), triangles_left.eq(self.num_triangles),
-                                 more_triangles.eq(self.num_triangles > 1)]
+                                 more_triangles.eq(self.num_triangles > 1),
+                                 triangles_done.eq(self.num_triangles == 0)]
                     _next("TRIANGLE")
                 run("RGU", after_rgu)
             with m.State("TRIANGLE"):
                 m.d.comb += self.core_start_entry.eq(ENTRY_INDEX["MAIN"])
-                with m.If(triangles_left == 0):
+                with m.If(triangles_done):
                     with m.If(hit):
                         m.next = "PSU2"
                     with m.Else():
@@ -124,7 +128,8 @@ class ControlUnit(wiring.Component):
                 m.d.comb += self.core_chain.eq(launched & chain_main)
                 def after_main(result):
                     m.d.sync += [hit.eq(hit | result), triangles_left.eq(triangles_left - 1),
-                                 more_triangles.eq(triangles_left > 2)]
+                                 more_triangles.eq(triangles_left > 2),
+                                 triangles_done.eq(triangles_left == 1)]
                     with m.If(chain_main):
                         # the next triangle is loaded: flip; the core starts MAIN again at once
                         # (core_chain)

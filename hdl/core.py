@@ -909,21 +909,31 @@ class Core(wiring.Component):
             m.d.sync += entry_known.eq(0)
 
         # --- performance counters ------------------------------------------------------------
+        # Which counter a cycle counts is registered before it is counted: the counters are
+        # summed over the cores (hdl/gpu.py), so they sit apart from the issue decision that
+        # picks one (issue -> counter enables crossed the chip on the 4-core ULX3S top). They
+        # run a cycle behind.
         c = self.counters
         counters = Signal(Counters)
         m.d.comb += c.eq(counters)
+        counts = {name: Signal(name=f"counts_{name}") for name, _ in Counters.as_shape()}
+        m.d.sync += [flag.eq(0) for flag in counts.values()]
         with m.If(running):
-            m.d.sync += counters.cycles.eq(counters.cycles + 1)
+            m.d.sync += counts["cycles"].eq(1)
             with m.If(i_issue):
-                m.d.sync += counters.retired.eq(counters.retired + 1)
+                m.d.sync += counts["retired"].eq(1)
             with m.Elif(~i_valid):
-                m.d.sync += counters.bubbles.eq(counters.bubbles + 1)
+                m.d.sync += counts["bubbles"].eq(1)
             with m.Elif(hazard):
-                m.d.sync += counters.stall_operand.eq(counters.stall_operand + 1)
+                m.d.sync += counts["stall_operand"].eq(1)
             with m.Elif(kind == Kind.RETURN):
-                m.d.sync += counters.drain.eq(counters.drain + 1)
+                m.d.sync += counts["drain"].eq(1)
             with m.Elif(is_tm | is_om):
-                m.d.sync += counters.stall_memory.eq(counters.stall_memory + 1)
+                m.d.sync += counts["stall_memory"].eq(1)
             with m.Elif(slot_taken | unit_busy):
-                m.d.sync += counters.stall_writeback.eq(counters.stall_writeback + 1)
+                m.d.sync += counts["stall_writeback"].eq(1)
+        for name, flag in counts.items():
+            counter = getattr(counters, name)
+            with m.If(flag):
+                m.d.sync += counter.eq(counter + 1)
         return m

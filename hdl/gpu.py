@@ -165,7 +165,12 @@ class Gpu(wiring.Component):
 
         num_triangles = Signal(16)
         num_bands = Signal(16)
-        frame_busy = dispatcher.busy
+        # A frame start is registered on its way to the dispatcher (host link -> start ->
+        # the dispatcher's and the counters' enables crossed the chip); ``frame_busy`` covers
+        # that cycle.
+        start_taken = Signal()
+        frame_busy = Signal()
+        m.d.comb += frame_busy.eq(dispatcher.busy | start_taken)
         m.d.comb += [self.busy.eq(frame_busy), self.done.eq(dispatcher.done),
                      self.error.eq(dispatcher.error), dispatcher.num_bands.eq(num_bands)]
 
@@ -226,6 +231,7 @@ class Gpu(wiring.Component):
         texture_hit = Signal()
         output_hit = Signal()
         config_hit = Signal()                   # the z word of a writable configuration row
+        scene_hit = Signal()                    # the z word of a scene row
         m.d.sync += [region.eq(decoder.region), offset.eq(decoder.offset),
                      decoded.eq(host.valid & ~host.ready),
                      texture_hit.eq((decoder.region == Region.TEXTURE)
@@ -233,7 +239,9 @@ class Gpu(wiring.Component):
                      output_hit.eq((decoder.region == Region.OUTPUT)
                                    & (decoder.offset < self.omem_words)),
                      config_hit.eq((decoder.region == Region.CONFIG) & (decoder.offset[:2] == 2)
-                                   & (decoder.offset[2:] < CONFIG_ROWS))]
+                                   & (decoder.offset[2:] < CONFIG_ROWS)),
+                     scene_hit.eq((decoder.region == Region.SCENE) & (decoder.offset[:2] == 2)
+                                  & (decoder.offset[2:] < self.max_triangles * SLOT_ROWS))]
         lane = offset[:2]
         row = offset[2:]
         is_write = host.valid & host.write & decoded
@@ -317,9 +325,7 @@ class Gpu(wiring.Component):
         scene_reads = [self.scene_mem.read_port(transparent_for=(scene_w,) if p else ())
                        for p in range(len(scene_ports))]
         scene_write = Signal()
-        m.d.comb += [scene_write.eq(is_write & (region == Region.SCENE) & (lane == 2)
-                                    & (row < self.max_triangles * SLOT_ROWS)),
-                     scene_w.data.eq(staged_row)]
+        m.d.comb += [scene_write.eq(is_write & scene_hit), scene_w.data.eq(staged_row)]
         with m.If(scene_write):
             m.d.comb += host.ready.eq(~frame_busy)
         m.d.comb += scene_w.en.eq(scene_write & ~frame_busy)
@@ -332,14 +338,20 @@ class Gpu(wiring.Component):
                 m.d.comb += read.addr.eq(port.mem_addr)
             m.d.comb += port.mem_data.eq(read.data)
 
-        # user code: to every core's instruction RAM when the low half arrives
+        # user code: to every core's instruction RAM when the low half arrives, through a
+        # register (host link -> decode -> the cores' LUT-RAM write enables crossed the chip)
         user_word = offset[1:]
         with m.If(is_write & (region == Region.USER) & ~offset[0]):
             m.d.sync += stage_hi.eq(host.wdata)
-        user_write = is_write & (region == Region.USER) & offset[0] & (user_word < self.user_words)
+        user_write = Signal()
+        user_addr = Signal.like(self.shader_cores[0].imem_addr)
+        user_data = Signal.like(self.shader_cores[0].imem_data)
+        m.d.sync += [user_write.eq(is_write & (region == Region.USER) & offset[0]
+                                   & (user_word < self.user_words)),
+                     user_addr.eq(user_word), user_data.eq(Cat(host.wdata, stage_hi))]
         for core in self.shader_cores:
-            m.d.comb += [core.imem_we.eq(user_write), core.imem_addr.eq(user_word),
-                         core.imem_data.eq(Cat(host.wdata, stage_hi))]
+            m.d.comb += [core.imem_we.eq(user_write), core.imem_addr.eq(user_addr),
+                         core.imem_data.eq(user_data)]
 
         # texture memory: host writes directly, host reads share the cores' read port
         tmem_w = self.tmem.write_port()
@@ -388,7 +400,8 @@ class Gpu(wiring.Component):
         start = Signal()
         m.d.comb += start.eq(control_write & (offset == Reg.CTRL) & ((host.wdata & CTRL_START) != 0)
                              & ~frame_busy & ~config_held)
-        m.d.comb += dispatcher.start.eq(start)
+        m.d.sync += start_taken.eq(start)
+        m.d.comb += dispatcher.start.eq(start_taken)
         with m.If(control_write & (offset == Reg.NUM_TRIANGLES)):
             m.d.sync += num_triangles.eq(Mux(host.wdata > self.max_triangles,
                                              self.max_triangles, host.wdata))
@@ -409,11 +422,11 @@ class Gpu(wiring.Component):
             total = Signal(32, name=f"{name}_total")
             at_start = Signal(32, name=f"{name}_at_start")
             m.d.sync += total.eq(_sum(values))
-            with m.If(start):
+            with m.If(start_taken):
                 m.d.sync += at_start.eq(total)
             frame_counts[name] = (total - at_start)[:32]
         cycles = Signal(32)
-        with m.If(start):
+        with m.If(start_taken):
             m.d.sync += cycles.eq(0)
         with m.Elif(frame_busy):
             m.d.sync += cycles.eq(cycles + 1)
@@ -421,7 +434,7 @@ class Gpu(wiring.Component):
         # the first core error of a frame: which core, its code and PC
         error_info = Signal(32)
         error_seen = Signal()
-        with m.If(start):
+        with m.If(start_taken):
             m.d.sync += [error_info.eq(0), error_seen.eq(0)]
         with m.Else():
             for k in reversed(range(n)):      # the lowest index wins a tie

@@ -238,6 +238,7 @@ async def run_routine(ctx, core, *, entry=None, pc=None, max_cycles=100_000):
             error_code, error_pc = ctx.get(core.error_code), ctx.get(core.error_pc)
             break
         await ctx.tick()
+    await ctx.tick()                        # (the counters run a cycle behind)
     after = _counters(ctx, core)
     await wait_settled(ctx, core)
     return RoutineRun(done, result, error_code, error_pc,

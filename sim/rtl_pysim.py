@@ -71,6 +71,7 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                     raise RuntimeError(f"no end of band {band} after {max_cycles} cycles")
                 if progress and cycles % 10000 == 0:
                     progress(ctx.get(dut.pixels), cycles)
+        await ctx.tick()                    # (the counters run a cycle behind)
         counters = ctx.get(dut.counters)
         stats.update({
             "cycles": cycles, "instructions": counters.retired,
