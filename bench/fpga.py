@@ -12,8 +12,8 @@ import argparse
 import json
 import sys
 
-from hdl.build import (build_board, summary, BuildError, BOARDS, ROUTERS, DEFAULT_ROUTER,
-                       PLACERS, DEFAULT_PLACER)
+from hdl.build import (build_board, summary, BuildError, BOARDS, ROUTERS,
+                       PLACERS)
 
 
 def main(argv=None):
@@ -22,8 +22,10 @@ def main(argv=None):
     parser.add_argument("--cores", type=int, default=4)
     parser.add_argument("--freq", type=float, default=75.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--router", choices=ROUTERS, default=DEFAULT_ROUTER)
-    parser.add_argument("--placer", choices=PLACERS, default=DEFAULT_PLACER)
+    parser.add_argument("--router", choices=ROUTERS, default=None,
+                        help="default: hdl.build.default_tools")
+    parser.add_argument("--placer", choices=PLACERS, default=None,
+                        help="default: hdl.build.default_tools")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     out = args.out or f"build/{args.board}-{args.cores}c-{args.freq:g}mhz"

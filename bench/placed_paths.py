@@ -217,7 +217,8 @@ def main(argv=None):
     parser.add_argument("--cores", type=int, help="place the ULX3S-85F top of this many cores")
     parser.add_argument("--freq", type=float, default=75.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--placer", choices=PLACERS, default="static")
+    parser.add_argument("--placer", choices=PLACERS, default=None,
+                        help="default: hdl.build.default_tools")
     parser.add_argument("--out", default=None)
     parser.add_argument("--groups", type=int, default=30)
     parser.add_argument("--paths", type=int, default=8, help="worst paths shown")

