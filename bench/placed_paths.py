@@ -2,6 +2,7 @@
 
     python -m bench.placed_paths --cores 4 [--freq 75] [--seed 1] [--out DIR]   # place, then rank
     python -m bench.placed_paths DIR/placed.json [--freq 75]                     # rank only
+    python -m bench.placed_paths --routed DIR/nextpnr-report.json [--freq 75]    # after routing
     [--groups 30] [--paths 8] [--json]
 
 Routing four cores takes hours; placing them about fifteen minutes (``hdl.build``'s
@@ -13,6 +14,13 @@ delays of ``bench.paths`` and a routing delay that grows with the distance betwe
 the period by (start module, end module), worst path of each group shown. Use it for the
 ranking: on the placement of the fifth session's 4-core top it found 15,093 endpoints over
 13.3 ns, 13,730 of them from the IO units into the cores' register files (docs/fpga.md).
+
+``--routed``: a routed build's nextpnr report (``hdl.build`` writes it with every net's
+timing): its failing endpoints (register, block-RAM and LUT-RAM inputs whose routed arrival is
+over the period) grouped by the module they end in, with the worst of each. nextpnr's own
+report names one path per clock; this lists everything one build has to fix. (nextpnr's
+arrivals count from the clock's source, not from the launching register's clock pin: the
+offset between its critical path's arrival and the path's own length is taken off them.)
 
 It also estimates the routing demand of every tile (RUDY: each net spreads (w + h) / (w * h)
 over its pins' bounding box) and names the hottest tiles with the modules whose nets load them
@@ -194,6 +202,48 @@ def routing_demand(netlist, hottest=10, max_area=3000):
     return round(float(demand[demand > 0].mean()), 1), hot
 
 
+def _path_ends(report):
+    """{(cell, port): worst arrival} of the sinks that end a path (register, block-RAM and
+    LUT-RAM inputs) in a routed nextpnr report's net timings."""
+    ends = {}
+    for net in report.get("detailed_net_timings", []):
+        for sink in net["endpoints"]:
+            cell, port = sink["cell"], sink["port"]
+            if (port in ("DI", "M", "CE", "LSR") or port.startswith(("WAD", "WD", "WRE"))
+                    or re.match(r"(ADA|ADB|DIA|DIB|CEA|CEB|WEA|WEB)\d*$", port)):
+                ends[cell, port] = max(ends.get((cell, port), 0.0), max(sink["delay"]))
+    return ends
+
+
+def clock_offset(report, ends):
+    """Arrival at the end of nextpnr's critical register-to-register path minus that path's
+    length: what the report's arrivals count before the launching register (0 without one)."""
+    for critical in report.get("critical_paths", []):
+        if critical["from"] == critical["to"] and "async" not in critical["from"]:
+            steps = critical["path"]
+            end = (steps[-1]["to"]["cell"], steps[-1]["to"]["port"])
+            if end in ends:
+                return ends[end] - sum(step["delay"] for step in steps)
+    return 0.0
+
+
+def routed_endpoints(report, period):
+    """(endpoint count, {end module: [count, worst arrival, end cell, end port]}) of a routed
+    nextpnr report (arrivals from the launching clock edge: ``clock_offset`` taken off)."""
+    ends = _path_ends(report)
+    offset = clock_offset(report, ends)
+    groups = {}
+    for (cell, port), arrival in ends.items():
+        arrival -= offset
+        if arrival <= period:
+            continue
+        group = groups.setdefault(module_of(cell), [0, 0.0, cell, port])
+        group[0] += 1
+        if arrival > group[1]:
+            group[1:] = [round(arrival, 2), cell, port]
+    return len(ends), groups
+
+
 def path_groups(failing, path):
     """{(start module, end module): [count, worst arrival, worst path, end cell, end port]}"""
     groups = {}
@@ -214,6 +264,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.placed_paths",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("placed", nargs="?", help="a placed netlist (nextpnr --write)")
+    parser.add_argument("--routed", metavar="REPORT",
+                        help="a routed build's nextpnr report (DIR/nextpnr-report.json)")
     parser.add_argument("--cores", type=int, help="place the ULX3S-85F top of this many cores")
     parser.add_argument("--freq", type=float, default=75.0)
     parser.add_argument("--seed", type=int, default=1)
@@ -225,8 +277,10 @@ def main(argv=None):
     parser.add_argument("--hot", type=int, default=8, help="hottest tiles shown")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.routed is not None:
+        return _routed(args)
     if (args.placed is None) == (args.cores is None):
-        parser.error("give a placed netlist or --cores N")
+        parser.error("give a placed netlist, --cores N or --routed REPORT")
     report = None
     placed = args.placed
     if args.cores is not None:
@@ -274,6 +328,30 @@ def main(argv=None):
     print(f"\nrouting demand (RUDY): mean {mean_demand} per tile; hottest:")
     for tile, value, modules in hot:
         print(f"  {tile} {value:6.1f}  " + ", ".join(f"{m} {s}" for m, s in modules))
+
+
+def _routed(args):
+    try:
+        with open(args.routed) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"error: {args.routed}: {e}")
+    if "detailed_net_timings" not in report:
+        sys.exit(f"error: {args.routed}: no net timings (nextpnr --detailed-timing-report)")
+    period = 1000.0 / args.freq
+    ends, groups = routed_endpoints(report, period)
+    ranked = sorted(groups.items(), key=lambda kv: -kv[1][0])[:args.groups]
+    failing = sum(g[0] for g in groups.values())
+    if args.json:
+        print(json.dumps({"report": args.routed, "period_ns": round(period, 2),
+                          "endpoints": ends, "failing": failing,
+                          "groups": [{"to": k, "endpoints": g[0], "worst_ns": g[1],
+                                      "worst_end": f"{g[2]}.{g[3]}"} for k, g in ranked]},
+                         indent=2))
+        return
+    print(f"{ends} endpoints, {failing} with a routed arrival over {period:.2f} ns")
+    for module, (count, worst, cell, port) in ranked:
+        print(f"{count:7d} {worst:7.2f} ns  -> {module}  ({_short(cell, 80)}.{port})")
 
 
 if __name__ == "__main__":

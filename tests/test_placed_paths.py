@@ -81,3 +81,44 @@ def test_routing_demand_finds_the_tile_where_nets_pile_up():
     assert second == (10, 0) and second_demand == pytest.approx(15 / 44 + 2, abs=0.05)
     assert modules[0][0] == "top"           # (top.c0, top.c1 drive the nets there)
     assert 0 < mean < demand
+
+
+def _routed_report():
+    """A routed nextpnr report: arrivals counted from the clock's source (2.0 ns before the
+    launching register), the critical path 9.0 ns long into top.core1.x.ff."""
+    def sink(cell, port, arrival):
+        return {"cell": cell, "port": port, "delay": [arrival - 1.0, arrival]}
+    step = {"delay": 9.0, "type": "routing", "from": {"cell": "top.a.ff", "port": "Q"},
+            "to": {"cell": "top.core1.x.ff", "port": "DI"}}
+    return {"critical_paths": [{"from": "posedge clk", "to": "posedge clk", "path": [step]}],
+            "detailed_net_timings": [
+                {"net": "n1", "endpoints": [sink("top.core1.x.ff", "DI", 11.0),
+                                            sink("top.core1.y.lut", "A", 30.0)]},
+                {"net": "n2", "endpoints": [sink("top.core2.z.ff", "CE", 10.5),
+                                            sink("top.b.ff", "DI", 6.0),
+                                            sink("top.b.ram", "WAD0", 9.5)]}]}
+
+
+def test_routed_report_endpoints_grouped_by_end_module(capsys):
+    """--routed: path ends only (not LUT inputs), arrivals taken back to the launching edge
+    by the critical path's offset, grouped by the module they end in, cores folded."""
+    from bench.placed_paths import routed_endpoints, clock_offset, _path_ends
+    report = _routed_report()
+    assert clock_offset(report, _path_ends(report)) == pytest.approx(2.0)
+    ends, groups = routed_endpoints(report, period=7.0)
+    assert ends == 4                                  # the LUT input is not a path end
+    assert groups == {"top.coreN.x": [1, 9.0, "top.core1.x.ff", "DI"],
+                      "top.coreN.z": [1, 8.5, "top.core2.z.ff", "CE"],
+                      "top.b": [1, 7.5, "top.b.ram", "WAD0"]}
+
+
+def test_cli_ranks_a_routed_report(tmp_path, capsys):
+    path = tmp_path / "nextpnr-report.json"
+    path.write_text(json.dumps(_routed_report()))
+    main(["--routed", str(path), "--freq", str(1000 / 8.0), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["endpoints"] == 4 and result["failing"] == 2
+    assert [g["to"] for g in result["groups"]] == ["top.coreN.x", "top.coreN.z"]
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(SystemExit, match="no net timings"):
+        main(["--routed", str(tmp_path / "bad.json")])
