@@ -127,7 +127,12 @@ class BoardLogic(wiring.Component):
                      self.error.eq(target.error)]
         wiring.connect(m, rx.data, link.rx)
         wiring.connect(m, link.tx, tx.data)
-        wiring.connect(m, link.bus, target.host)
+        # read answers pass a register on their way back to the link: the Gpu's answer
+        # multiplexer -> the link's state was a failing group of the 4-core placement
+        bus, host = link.bus, target.host
+        m.d.comb += [host.valid.eq(bus.valid), host.write.eq(bus.write), host.addr.eq(bus.addr),
+                     host.wdata.eq(bus.wdata), bus.ready.eq(host.ready)]
+        m.d.sync += [bus.rvalid.eq(host.rvalid), bus.rdata.eq(host.rdata)]
         return m
 
 
