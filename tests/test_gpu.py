@@ -45,6 +45,13 @@ def simulate(dut, testbench):
     sim.run()
 
 
+async def load_and_start(bus, scene):
+    """Load ``scene`` through the host port and start a frame."""
+    for addr, word in scene_bus_writes(scene):
+        await bus.write(addr, word)
+    await bus.write(control(Reg.CTRL), CTRL_START)
+
+
 @pytest.mark.parametrize("cores", [1, 2])
 def test_frame_matches_model(rom, cores):
     scene = tiny_scene()
@@ -80,9 +87,7 @@ def test_core_error_is_reported_and_the_next_frame_runs(rom):
 
     async def host(ctx):
         bus = HostDriver(ctx, dut.host)
-        for addr, word in scene_bus_writes(scene):
-            await bus.write(addr, word)
-        await bus.write(control(Reg.CTRL), CTRL_START)
+        await load_and_start(bus, scene)
         for _ in range(200):
             status = await bus.read(control(Reg.STATUS))
             if not status & STATUS_BUSY:
@@ -127,9 +132,7 @@ def test_scene_write_during_a_frame_waits_for_its_end(rom):
 
     async def host(ctx):
         bus = HostDriver(ctx, dut.host)
-        for addr, word in scene_bus_writes(scene):
-            await bus.write(addr, word)
-        await bus.write(control(Reg.CTRL), CTRL_START)
+        await load_and_start(bus, scene)
         await ctx.tick().repeat(20)
         seen["busy_before"] = (await bus.read(control(Reg.STATUS))) & STATUS_BUSY
         for lane, word in enumerate(new_row):
