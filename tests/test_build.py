@@ -235,3 +235,13 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
     pinned = json.loads(netlist.read_text())["modules"]["top"]["cells"]
     assert {n: c["attributes"]["BEL"] for n, c in pinned.items() if "BEL" in c["attributes"]} \
         == plan
+
+
+def test_default_tools_follow_the_core_count():
+    """The floorplanned tops (4 cores or more) get the static placer and router2, smaller
+    ones HeAP and router1 (hdl.build.default_tools)."""
+    from boards.floorplan import FLOORPLAN_MIN_CORES
+    from hdl.build import default_tools
+    assert default_tools(FLOORPLAN_MIN_CORES) == ("static", "router2")
+    assert default_tools(8) == ("static", "router2")
+    assert default_tools(1) == ("heap", "router1")
