@@ -105,6 +105,7 @@ def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, m
             await ctx.tick()
         else:
             error = f"program did not RETURN within {max_cycles} cycles"
+        await ctx.tick()                        # (the counters run a cycle behind)
         counters = ctx.get(core.counters)
         await wait_settled(ctx, core)
         regs = read_registers(ctx, core)
