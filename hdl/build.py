@@ -44,7 +44,7 @@ PLACERS = ("heap", "static")
 def default_tools(cores):
     """(placer, router) for a board top of ``cores`` cores, as measured (docs/fpga.md): the
     floorplanned tops of four cores or more placed best with the static placer, and only
-    router2 routed them (in 6 minutes; router1 still had 233k of its 274k arcs to route after
+    router2 routed them (in 5-7 minutes; router1 still had 233k of its 274k arcs to route after
     5 minutes, and 245k after 22 in the fifth session); one core with HeAP and router1."""
     from boards.floorplan import FLOORPLAN_MIN_CORES
     return ("static", "router2") if cores >= FLOORPLAN_MIN_CORES else ("heap", "router1")
@@ -201,8 +201,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
     out_dir.mkdir(parents=True, exist_ok=True)
     top = Ulx3sTop(cores=cores, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD)
     platform = _platform(board)
-    placer = placer or default_tools(cores)[0]
-    router = router or default_tools(cores)[1]
+    default_placer, default_router = default_tools(cores)
+    placer, router = placer or default_placer, router or default_router
     if router not in ROUTERS:
         raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
     if placer not in PLACERS:

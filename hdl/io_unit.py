@@ -7,8 +7,8 @@
 * Triangle streaming: the scene memory is read row by row (``scene_req``: the row's address
   ``triangle * SLOT_ROWS + row``; ``scene_resp``: the 96-bit row, a cycle or more after the read
   is taken, in request order). Rows arrive in a small queue (``ROW_QUEUE`` rows, LUT RAM);
-  a read is only made while the queue has room for its answer counting the reads in flight
-  (``reserved``), so answers are never refused. The unit writes the rows from the queue into
+  a read is only made while the queue has room for its answer counting the reads in flight,
+  so answers are never refused. The unit writes the rows from the queue into
   the IO copy of the swap bank (registers 44-50), one per cycle the core's write port is free
   (``io_ready``). When all 7 are in (the core takes rows into a buffer: ``io_idle`` says they
   have landed), ``tri_ready`` goes high; the control unit flips the copies (``tri_flip``) and
@@ -98,7 +98,6 @@ class IoUnit(wiring.Component):
         next_triangle = Signal(range(self.max_triangles))   # the next read's triangle ...
         next_row = Signal(range(ROWS_PER_TRIANGLE))          # ... and row
         in_flight = Signal(range(ROW_QUEUE + 1))    # reads taken, not answered yet
-        reserved = Signal(range(ROW_QUEUE + 1))     # reads in flight + rows in the queue
         copy_rows = Signal(range(ROWS_PER_TRIANGLE + 1))     # rows in the IO copy
 
         # (emptied when a band is taken: rows of a band that ended do not reach the next one)
@@ -109,7 +108,7 @@ class IoUnit(wiring.Component):
         # rows are read in order, whenever the queue has room for the answer
         m.d.comb += [
             self.scene_req.valid.eq(fetching & (self.num_triangles != 0)
-                                    & (reserved != ROW_QUEUE)),
+                                    & (in_flight + queue.level < ROW_QUEUE)),
             self.scene_req.payload.eq(Cat(next_row, next_triangle)),
         ]
         assert SLOT_ROWS == 1 << len(next_row)
@@ -135,10 +134,6 @@ class IoUnit(wiring.Component):
         m.d.comb += row_write.eq(writing & queue.r_rdy & (copy_rows != ROWS_PER_TRIANGLE))
         row_written = row_write & self.io_ready
         m.d.comb += queue.r_en.eq(row_written)
-        with m.If(taken & ~row_written):
-            m.d.sync += reserved.eq(reserved + 1)
-        with m.Elif(~taken & row_written):
-            m.d.sync += reserved.eq(reserved - 1)
 
         # (the core's rows land a cycle or more after they are taken: ``io_idle``)
         m.d.comb += self.tri_ready.eq(writing & (copy_rows == ROWS_PER_TRIANGLE) & self.io_idle)
@@ -157,7 +152,7 @@ class IoUnit(wiring.Component):
                 with m.If(self.band.valid & (in_flight == 0)):
                     m.d.comb += start_band.eq(1)
                     m.d.sync += [entry.eq(self.band.payload), next_triangle.eq(0),
-                                 next_row.eq(0), reserved.eq(0), copy_rows.eq(0),
+                                 next_row.eq(0), copy_rows.eq(0),
                                  fetching.eq(1)]
                     m.next = "ROW6"
             with m.State("ROW6"):

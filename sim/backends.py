@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 from amaranth.sim import Simulator
 
-from hdl.core import Core, CoreError
+from hdl.core import Core, CoreError, Counters
 from hdl.isa import NUM_REGS, USER_CODE_START, BANK_OUTPUT
 
 __all__ = ["run_program_rtl", "wait_settled", "read_registers", "core_error_message",
            "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
-           "io_write", "flip_swap", "RoutineRun", "run_routine", "simulate"]
+           "io_write", "flip_swap", "RoutineRun", "run_routine", "simulate", "settled_counters"]
 
 
 def core_error_message(code, pc):
@@ -105,8 +105,7 @@ def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, m
             await ctx.tick()
         else:
             error = f"program did not RETURN within {max_cycles} cycles"
-        await ctx.tick()                        # (the counters run a cycle behind)
-        counters = ctx.get(core.counters)
+        counters = await settled_counters(ctx, core)
         await wait_settled(ctx, core)
         regs = read_registers(ctx, core)
         result.update({
@@ -202,10 +201,15 @@ class RoutineRun:
         return self.counters["retired"]
 
 
-def _counters(ctx, core):
-    return {name: ctx.get(getattr(core.counters, name))
-            for name in ("cycles", "retired", "stall_operand", "stall_writeback",
-                         "stall_memory", "bubbles", "drain")}
+def _by_name(counters):
+    return {name: getattr(counters, name) for name, _ in Counters.as_shape()}
+
+
+async def settled_counters(ctx, core):
+    """``core.counters`` with this cycle's events in: the core counts them a cycle late
+    (hdl/core.py), so after one more tick."""
+    await ctx.tick()
+    return ctx.get(core.counters)
 
 
 async def wait_settled(ctx, core):
@@ -222,7 +226,7 @@ async def run_routine(ctx, core, *, entry=None, pc=None, max_cycles=100_000):
     RETURNs or stops with an error (then let the ALU's writes in flight land, so that the
     registers can be read); return a ``RoutineRun``."""
     assert (entry is None) != (pc is None), "give entry or pc"
-    before = _counters(ctx, core)
+    before = _by_name(ctx.get(core.counters))
     ctx.set(core.start, 1)
     ctx.set(core.start_direct, pc is not None)
     ctx.set(core.start_entry, entry or 0)
@@ -239,8 +243,7 @@ async def run_routine(ctx, core, *, entry=None, pc=None, max_cycles=100_000):
             error_code, error_pc = ctx.get(core.error_code), ctx.get(core.error_pc)
             break
         await ctx.tick()
-    await ctx.tick()                        # (the counters run a cycle behind)
-    after = _counters(ctx, core)
+    after = _by_name(await settled_counters(ctx, core))
     await wait_settled(ctx, core)
     return RoutineRun(done, result, error_code, error_pc,
                       {k: (after[k] - before[k]) & 0xFFFF_FFFF for k in after})

@@ -10,7 +10,7 @@ and output memory.
 import time
 
 from hdl.shader_core import ShaderCore
-from sim.backends import MemoryModel, simulate, io_write
+from sim.backends import MemoryModel, simulate, io_write, settled_counters
 from sim.sequencer import TRIANGLE_ROWS
 
 __all__ = ["render_rtl_pysim"]
@@ -71,8 +71,7 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                     raise RuntimeError(f"no end of band {band} after {max_cycles} cycles")
                 if progress and cycles % 10000 == 0:
                     progress(ctx.get(dut.pixels), cycles)
-        await ctx.tick()                    # (the counters run a cycle behind)
-        counters = ctx.get(dut.counters)
+        counters = await settled_counters(ctx, dut)
         stats.update({
             "cycles": cycles, "instructions": counters.retired,
             "io_wait_cycles": ctx.get(dut.io_wait_cycles),
