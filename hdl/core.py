@@ -412,8 +412,20 @@ class Core(wiring.Component):
         # the register's outlook is unknown
         is_div_x = Signal()
         m.d.comb += is_div_x.eq(i_class.div & i_dec.wmask[2])
-        outlook_due = Signal()          # a DIV writing lane x issued last cycle ...
-        outlook_dst = Signal(8)         # ... to this register
+        # The planes take a cycle's issue a cycle late, from registers (``issue_event``): the
+        # issue decision then drives a dozen flip-flops instead of every plane bit (its fan-out
+        # to ~500 plane bits was the largest failing group of the routed 4-core top). A view
+        # looked up meanwhile adds the event to what the planes say. Likewise an outlook
+        # reaches its planes a cycle after it is worked out (``outlook_event``).
+        ev_valid = Signal()             # a write issued last cycle ...
+        ev_dst = Signal(8)              # ... to this register
+        ev_rank = Signal(LATENCY_RANK_BITS)
+        ev_div_x = Signal()             # ... by a DIV writing lane x: its outlook is due now
+        od_valid = Signal()             # an outlook worked out last cycle ...
+        od_dst = Signal(8)              # ... of this register
+        od_outlook = Signal(3)          # known, negative, zero
+        outlook_due = ev_valid & ev_div_x
+        outlook_dst = ev_dst
 
         # What the scoreboard says about the registers of the instruction in I is looked up
         # while it is in O and kept in registers (``ScoreboardView``), brought up to date
@@ -436,12 +448,27 @@ class Core(wiring.Component):
             return Mux(bypass, (dst == addr) & (i_dec.wmask != 0), from_ring)
 
         def count_next(count, addr, issues_to):
-            """The number of writes in flight to ``addr`` after this cycle."""
-            return (count + issues_to - lands_now(addr))[:2]
+            """The number of writes in flight to ``addr`` after this cycle (``count``: what
+            the planes say; the event is not in them yet)."""
+            return (count + event_to(addr) + issues_to - lands_now(addr))[:2]
+
+        def event_to(addr):
+            """Last cycle's write issued to register ``addr`` (not in the planes yet)."""
+            return ev_valid & (ev_dst == addr)
 
         def outlook_for(addr):
             """The outlook worked out this cycle is that of register ``addr``."""
             return outlook_due & (outlook_dst == addr)
+
+        def outlook_known_of(addr):
+            """The outlook planes' (known, negative, zero) of ``addr`` with the events not in
+            them yet: last cycle's issue (forgets it, unless a DIV whose outlook is worked out
+            now) and last cycle's outlook."""
+            from_planes = Cat(plane.bit_select(addr, 1)
+                              for plane in (outlook_known, outlook_negative, outlook_zero))
+            from_od = Mux(od_valid & (od_dst == addr), od_outlook, from_planes)
+            now = Cat(outlook.known, outlook.negative, outlook.zero)
+            return Mux(event_to(addr), Mux(ev_div_x, now, 0), from_od)
 
         def is_pending(count, hit):
             """A reader waits unless the landing write is the last one in flight."""
@@ -483,7 +510,9 @@ class Core(wiring.Component):
                 return Cat(count_lo.bit_select(addr, 1), count_hi.bit_select(addr, 1))
             to_src1, to_b, to_dst = ((dst == r) if issues else Const(0)
                                      for r in (src1, b_addr, o_dst))
-            o_last = Cat(plane.bit_select(o_dst, 1) for plane in latency_planes)
+            o_last = Mux(event_to(o_dst), ev_rank,
+                         Cat(plane.bit_select(o_dst, 1) for plane in latency_planes))
+            src1_outlook = outlook_known_of(src1)
             m.d.comb += [
                 view.a_count.eq(count_next(count(src1), src1, to_src1)),
                 view.b_count.eq(count_next(count(b_addr), b_addr, to_b)),
@@ -496,12 +525,9 @@ class Core(wiring.Component):
                 view.slot_taken.eq(o_dec.writes_reg
                                    & (wb_slots.bit_select(o_dec.latency + 1, 1)
                                       | (Const(issues) & (i_dec.latency == o_dec.latency + 1)))),
-                view.known.eq(~to_src1 & Mux(outlook_for(src1), outlook.known,
-                                             outlook_known.bit_select(src1, 1))),
-                view.negative.eq(Mux(outlook_for(src1), outlook.negative,
-                                     outlook_negative.bit_select(src1, 1))),
-                view.zero.eq(Mux(outlook_for(src1), outlook.zero,
-                                 outlook_zero.bit_select(src1, 1))),
+                view.known.eq(~to_src1 & src1_outlook[0]),
+                view.negative.eq(src1_outlook[1]),
+                view.zero.eq(src1_outlook[2]),
             ]
             # (B.x = 0 is not looked at here: O's operands come from the register file's
             # block RAM late in the cycle; a jump right behind its DIV waits a cycle for the
@@ -728,34 +754,40 @@ class Core(wiring.Component):
 
         # scoreboard and write-port reservations
         m.d.comb += issued_write.eq(valu.i_valid & i_writes)
-        issued = Signal(NUM_REGS)                 # one-hot: the register a write issues to
+        issued = Signal(NUM_REGS)                 # one-hot: the register a write issued to
+                                                  # last cycle (the event)
         landed = Signal(NUM_REGS)                 # one-hot: the register a write lands in
         # only registers EXE writes are ever in flight: the planes' other bits (configuration
         # and output banks, a third of them) stay 0, and synthesis drops their flip-flops
         exe_written = Const(sum(((1 << bank.size) - 1) << bank.first
                                 for bank in BANKS if bank.exe_write), NUM_REGS)
-        m.d.comb += [issued.eq(Mux(issued_write, Const(1, NUM_REGS) << dst, 0) & exe_written),
+        m.d.sync += [ev_valid.eq(issued_write), ev_dst.eq(dst), ev_rank.eq(i_dec.latency_rank),
+                     ev_div_x.eq(is_div_x)]
+        m.d.comb += [issued.eq(Mux(ev_valid, Const(1, NUM_REGS) << ev_dst, 0) & exe_written),
                      landed.eq(Mux(w_lands, Const(1, NUM_REGS) << w_tag.addr, 0) & exe_written)]
         toggle = issued ^ landed                  # counts that change (+1 or -1)
         next_lo = count_lo ^ toggle
         next_hi = count_hi ^ (toggle & ((issued & count_lo) | (landed & ~count_lo)))
         m.d.sync += [count_lo.eq(next_lo), count_hi.eq(next_hi)]
-        # swap_idle from this cycle's counts and issue (not the next counts, which wait for
-        # the issue decision and the count update): a write landing now keeps it low a cycle
-        # longer, never too short
+        # swap_idle from this cycle's counts, event and issue (not the next counts, which wait
+        # for the issue decision and the count update): a write landing now keeps it low a
+        # cycle longer, never too short
+        def to_swap(addr):
+            return (addr >= BANK_SWAP.first) & (addr <= BANK_SWAP.last)
         swap_written = (count_lo | count_hi)[BANK_SWAP.first:BANK_SWAP.last + 1] != 0
-        swap_issued = issued_write & (dst >= BANK_SWAP.first) & (dst <= BANK_SWAP.last)
-        m.d.sync += swap_idle.eq(~swap_written & ~swap_issued)
+        m.d.sync += swap_idle.eq(~swap_written & ~(ev_valid & to_swap(ev_dst))
+                                 & ~(issued_write & to_swap(dst)))
         for bit, plane in enumerate(latency_planes):
-            m.d.sync += plane.eq(Mux(i_dec.latency_rank[bit], plane | issued, plane & ~issued))
-        m.d.sync += [outlook_due.eq(issued_write & is_div_x), outlook_dst.eq(dst)]
-        due = Signal(NUM_REGS)                    # one-hot: the register the outlook is of
-        m.d.comb += due.eq(Mux(outlook_due, Const(1, NUM_REGS) << outlook_dst, 0) & exe_written)
-        # a write issued now makes its register's outlook unknown (it wins over a due one)
-        for plane, value, forget in ((outlook_known, outlook.known, issued),
-                                     (outlook_negative, outlook.negative, 0),
-                                     (outlook_zero, outlook.zero, 0)):
-            m.d.sync += plane.eq(((plane & ~due) | Mux(value, due, 0)) & ~forget)
+            m.d.sync += plane.eq(Mux(ev_rank[bit], plane | issued, plane & ~issued))
+        m.d.sync += [od_valid.eq(outlook_due), od_dst.eq(outlook_dst),
+                     od_outlook.eq(Cat(outlook.known, outlook.negative, outlook.zero))]
+        due = Signal(NUM_REGS)                    # one-hot: the register last cycle's outlook
+        m.d.comb += due.eq(Mux(od_valid, Const(1, NUM_REGS) << od_dst, 0) & exe_written)
+        # a write issued after the DIV makes its register's outlook unknown (the event of
+        # the DIV itself comes a cycle before its outlook; a later write's wins over it)
+        for k, (plane, forget) in enumerate(((outlook_known, issued), (outlook_negative, 0),
+                                             (outlook_zero, 0))):
+            m.d.sync += plane.eq(((plane & ~due) | Mux(od_outlook[k], due, 0)) & ~forget)
         reserve = Signal(self.max_latency + 1)
         with m.If(issued_write):
             m.d.comb += reserve.eq(1 << i_dec.latency)
@@ -837,7 +869,7 @@ class Core(wiring.Component):
         # (routine_end excludes every fault of the RETURN itself)
         m.d.comb += [self.done.eq(routine_end), self.result.eq(i_dec.imm[0]),
                      self.settled.eq(~running & ~lookup & ~lookup_done & ~lookup_launch
-                                            & (pending == 0))]
+                                            & (pending == 0) & ~ev_valid)]
 
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),

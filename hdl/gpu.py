@@ -170,8 +170,17 @@ class Gpu(wiring.Component):
         # that cycle.
         start_taken = Signal()
         frame_busy = Signal()
-        m.d.comb += frame_busy.eq(dispatcher.busy | start_taken)
-        m.d.comb += [self.busy.eq(frame_busy), self.done.eq(dispatcher.done),
+        # A frame's output writes pass skid buffers and a register after their core has
+        # finished: the frame lasts until the dispatcher is done and they have all landed
+        # (``writes_landed``, registered: the buffers sit all over the chip; a write is in one
+        # of them from its core's OMWRITE until it lands).
+        writes_landed = Signal(init=1)
+        frame_open = Signal()
+        frame_done = Signal()
+        m.d.sync += frame_open.eq(start_taken | (frame_open & (dispatcher.busy | ~writes_landed)))
+        m.d.comb += [frame_busy.eq(start_taken | frame_open),
+                     frame_done.eq(dispatcher.done & ~frame_open)]
+        m.d.comb += [self.busy.eq(frame_busy), self.done.eq(frame_done),
                      self.error.eq(dispatcher.error), dispatcher.num_bands.eq(num_bands)]
 
         # --- memories and their sharing ------------------------------------------------------
@@ -186,6 +195,7 @@ class Gpu(wiring.Component):
         chosen_valid = Signal()
         m.d.sync += [chosen_valid.eq(omem_arbiter.o.valid),
                      chosen_write.eq(omem_arbiter.o.payload)]
+        write_buffers = []                  # every skid buffer an output write passes
         m.d.comb += [omem_arbiter.o.ready.eq(1), omem_w.en.eq(chosen_valid),
                      omem_w.addr.eq(chosen_write.addr), omem_w.data.eq(chosen_write.data)]
         table_r = self.band_table.read_port()
@@ -216,12 +226,19 @@ class Gpu(wiring.Component):
             wiring.connect(m, scene_req.o, scene_port.req[k // SCENE_PORTS])
             wiring.connect(m, scene_port.resp[k // SCENE_PORTS], unit.scene_resp)
             m.submodules[f"tm_req{k}"] = tm_req = SkidBuffer(32)
-            m.submodules[f"om_req{k}"] = om_req = SkidBuffer(OutputWrite)
             wiring.connect(m, core.tm_req, tm_req.i)
             wiring.connect(m, tm_req.o, tmem_port.req[k])
             wiring.connect(m, tmem_port.resp[k], core.tm_resp)
+            # output writes pass two: one by the core, one by the arbiter (the route across
+            # the chip from a core's quadrant to the arbiter, and the arbiter's choice and
+            # ready, were in one cycle the routed 4-core top's output path, 19.4 ns). A write
+            # costs nothing for its latency: OMWRITE is done once its requests are taken.
+            m.submodules[f"om_req{k}"] = om_req = SkidBuffer(OutputWrite)
+            m.submodules[f"om_arb{k}"] = om_arb = SkidBuffer(OutputWrite)
             wiring.connect(m, core.om_req, om_req.i)
-            wiring.connect(m, om_req.o, omem_arbiter.i[k])
+            wiring.connect(m, om_req.o, om_arb.i)
+            wiring.connect(m, om_arb.o, omem_arbiter.i[k])
+            write_buffers += [om_req, om_arb]
 
         # --- host port: decode -------------------------------------------------------------
         # The decode of a request (region, offset, the stores' range checks) is registered: a
@@ -449,7 +466,8 @@ class Gpu(wiring.Component):
                                                    Const(0, 5), Const(k, 8))),
                                  error_seen.eq(1)]
 
-        status = Cat(frame_busy, dispatcher.done, dispatcher.error)
+        m.d.sync += writes_landed.eq(Cat(b.empty for b in write_buffers).all() & ~chosen_valid)
+        status = Cat(frame_busy, frame_done, dispatcher.error)
         register_value = Signal(32)
         with m.Switch(offset):
             for reg_index, value in ((Reg.STATUS, status), (Reg.NUM_TRIANGLES, num_triangles),

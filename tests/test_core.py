@@ -613,6 +613,30 @@ def test_jump_on_a_quotient_does_not_wait_for_the_divider():
     assert run.cycles < 15                         # the DIV alone takes 26
 
 
+@pytest.mark.parametrize("gap", range(4))
+def test_jump_some_instructions_after_its_div_does_not_wait_either(gap):
+    """The outlook reaches the scoreboard's planes two cycles after the DIV issues (the issue
+    and the outlook each pass a register on the way): a jump 0-3 instructions behind the DIV
+    sees it wherever it is meanwhile, and a write to the register in between forgets it."""
+    nops = "\n".join("        NOP" for _ in range(gap))
+    source = f"""
+        SETX R1 0xFFFA0000
+        SETX R2 0x00020000
+        ZERO R4 VOID VOID
+        DIV R3 R1 R2
+{nops}
+        JLX NEGATIVE R3 R4
+        RETURN RT_FALSE
+    NEGATIVE:
+        RETURN RT_TRUE
+    """
+    run, regs = check_against_model(source)
+    assert run.result == 1
+    assert run.cycles < 15 + gap
+    forgotten, regs = check_against_model(source.replace("        JLX", "        SETX R3 1\n        JLX"))
+    assert forgotten.result == 0
+
+
 def test_two_writes_in_flight_to_one_register_land_in_order():
     """A second DIV to the same register issues at once; readers see the second result."""
     run, regs = check_against_model("""

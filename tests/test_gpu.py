@@ -148,6 +148,28 @@ def test_scene_write_during_a_frame_waits_for_its_end(rom):
     assert (seen["row"].x, seen["row"].y, seen["row"].z) == new_row
 
 
+def test_done_comes_after_the_frames_last_output_write_landed(rom):
+    """``done`` (and STATUS_DONE) rise only when every output write has reached the output
+    store: the writes pass skid buffers and a register on their way from the cores, and four
+    cores ending their bands together queue their last writes at the output arbiter."""
+    scene = tiny_scene(size=4, bands=4, triangles=1)
+    expected, _, _ = render_model(scene, rom, cores=1, jobs=1)
+    dut = gpu_for_scene(scene, rom, cores=4)
+    seen = {}
+
+    async def host(ctx):
+        bus = HostDriver(ctx, dut.host)
+        await load_and_start(bus, scene)
+        for _ in range(20_000):
+            if ctx.get(dut.done):
+                break
+            await ctx.tick()
+        seen["omem"] = [ctx.get(dut.omem.data[i]) for i in range(len(expected))]
+
+    simulate(dut, host)
+    assert seen["omem"] == expected
+
+
 def test_host_registers_and_memories(rom):
     dut = Gpu(rom, cores=2, max_triangles=2, tmem_words=16, omem_words=12, max_bands=3)
     seen = {}
