@@ -16,8 +16,8 @@ the RTL's mean cycles of misses and of hits (hits are topped up with random hitt
 that both means rest on data), and their mean weighted by the model's hit ratio, next to the
 original THEIA's 272 cycles per ray-triangle test. Prints JSON (``--json FILE`` also writes it).
 ``--board``: the core as the ULX3S top builds it (``boards.ulx3s.BOARD_CORE_PARAMS``: one
-divider for the lanes - shared by two cores there, DIV latency 30, which this does not model:
-28 here -, the serial square root, two-pass CROSS, simple operations in two cycles); the
+divider for the lanes, shared with a second - idle - core, taking turns, as on the board: DIV
+latency 30; the serial square root, two-pass CROSS, simple operations in two cycles); the
 default is Core's own configuration.
 """
 
@@ -27,7 +27,11 @@ import random
 import sys
 import time
 
+from amaranth import Module
+from amaranth.lib import wiring
+
 from hdl.core import Core
+from hdl.shared_divider import SharedDivider
 from hdl.isa import ENTRY_INDEX, NUM_REGS, BANK_OUTPUT, ONE, reg
 from sim.backends import poke_code, poke_register, read_registers, run_routine, simulate
 from sim.errors import cli_errors
@@ -89,13 +93,22 @@ class ModelFrame:
         return before, list(core.regs), hit
 
 
-def rtl_main_cycles(frame, cases, **core_params):
+def rtl_main_cycles(frame, cases, shared_divider=False, **core_params):
     """Run MAIN on the RTL core (``core_params``: Core's) for each (registers before,
     registers after) case; return the cycle counts, checking every register against the
-    model's after each run."""
+    model's after each run. ``shared_divider``: the core's DIVs go to a divider shared with a
+    second client (idle here), as two cores share one on the board."""
     scene = frame.scene
+    top = None
+    if shared_divider:
+        core_params = dict(core_params, dividers=0)
     core = Core(frame.rom, tmem_words=len(frame.tmem), omem_words=3 * scene.width * scene.height,
                 **core_params)
+    if shared_divider:
+        top = Module()
+        top.submodules.core = core
+        top.submodules.divider = divider = SharedDivider(2)
+        wiring.connect(top, core.div, divider.client[0])
     cycles = []
     from sim.backends import MemoryModel
     memories = MemoryModel(frame.tmem, omem_words=3 * scene.width * scene.height)
@@ -115,7 +128,7 @@ def rtl_main_cycles(frame, cases, **core_params):
                 raise RuntimeError(f"RTL and model registers differ after MAIN: {wrong[:8]}")
             cycles.append(run.cycles)
 
-    simulate(core, testbench, memories)
+    simulate(core, testbench, memories, top=top)
     return cycles
 
 
@@ -178,10 +191,12 @@ def main(argv=None):
                  ((k, centre[k][1:]) for k in ("miss", "hit") if k in centre)]
         cases += [(b, a) for b, a, _ in sample_cases + extra_hits]
         core_params = {}
+        shared_divider = False
         if args.board:
-            from boards.ulx3s import BOARD_CORE_PARAMS
+            from boards.ulx3s import BOARD_CORE_PARAMS, BOARD_SHARED_DIVIDERS
             core_params = dict(BOARD_CORE_PARAMS)
-        cycles = rtl_main_cycles(frame, cases, **core_params)
+            shared_divider = BOARD_SHARED_DIVIDERS
+        cycles = rtl_main_cycles(frame, cases, shared_divider=shared_divider, **core_params)
         n_centre = len(cases) - len(sample_cases) - len(extra_hits)
         centre_cycles = dict(zip([k for k in ("miss", "hit") if k in centre], cycles[:n_centre]))
         sample_cycles = cycles[n_centre:n_centre + len(sample_cases)]
@@ -197,6 +212,7 @@ def main(argv=None):
             weighted = mean(miss_cycles)
         result = {
             "scene": str(args.scene), "core_params": core_params,
+            "shared_divider": shared_divider,
             "centre_pixel": [cx, cy],
             "centre_miss": {"triangle": centre["miss"][0], "cycles": centre_cycles["miss"]}
             if "miss" in centre else None,

@@ -83,9 +83,14 @@ BOARD_CROSS_PASSES = 2
 #: SIMPLE results in two cycles, the adders' operands registered: the loop ALU result ->
 #: forwarding -> adder -> ALU result was the 4-core top's worst path group (docs/fpga.md)
 BOARD_SIMPLE_LATENCY = 2
+#: no forwarding into the ALU's operands (a reader of a result issues a cycle after it lands):
+#: the forwarding into the ALU's operand registers (SIMPLE's, CROSS's, the multipliers', the
+#: shared divider's requests) was a fifth of the routed 4-core top's failing endpoints
+BOARD_ALU_FORWARDING = False
 #: each core as the board builds it (also what ``bench.main_cycles --board`` measures)
 BOARD_CORE_PARAMS = {"dividers": BOARD_DIVIDERS, "serial_sqrt": BOARD_SERIAL_SQRT,
-                     "cross_passes": BOARD_CROSS_PASSES, "simple_latency": BOARD_SIMPLE_LATENCY}
+                     "cross_passes": BOARD_CROSS_PASSES, "simple_latency": BOARD_SIMPLE_LATENCY,
+                     "alu_forwarding": BOARD_ALU_FORWARDING}
 
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):

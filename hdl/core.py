@@ -184,7 +184,10 @@ class Core(wiring.Component):
     pipelined square root, or one root bit per cycle - hdl/serial_sqrt.py), ``cross_passes``
     (the vector ALU's: CROSS on six multipliers, or in two passes over three),
     ``simple_latency`` (the vector ALU's SIMPLE class: 1, or 2 with its adders' operands
-    registered), ``lut_memories``
+    registered), ``alu_forwarding`` (the write landing in a cycle is forwarded into the
+    operands of an ALU instruction issuing in that cycle; without, the ALU takes I's operand
+    registers only and a reader of the landing register issues a cycle later: the ALU's
+    operand registers are then off the path result -> forwarding), ``lut_memories``
     (user RAM and swap memories in LUT RAM instead of block RAM).
 
     Routine control: pulse ``start`` with ``start_entry`` (entry-table index) or, with
@@ -200,12 +203,13 @@ class Core(wiring.Component):
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,
                  stack_depth=8, div_bits_per_stage=2, dividers=3, serial_sqrt=False,
-                 cross_passes=1, simple_latency=1, lut_memories=False):
+                 cross_passes=1, simple_latency=1, alu_forwarding=True, lut_memories=False):
         self.rom_words = list(rom)
         self.user_words = user_words
         self.tmem_words = tmem_words
         self.omem_words = omem_words
         self.stack_depth = stack_depth
+        self.alu_forwarding = alu_forwarding
         # no tag travels through the ALU: where a result goes is kept with the write-port
         # reservations, which know it a cycle ahead
         self.valu = VectorALU(tag_width=0, div_bits_per_stage=div_bits_per_stage,
@@ -480,6 +484,14 @@ class Core(wiring.Component):
             view's other fields."""
             a_waits = dec.reads_a & is_pending(view.a_count, view.a_hit)
             b_waits = dec.reads_b & is_pending(view.b_count, view.b_hit)
+            if not self.alu_forwarding:
+                # the ALU takes its operands from I's registers only: it waits for the cycle
+                # after the landing
+                alu = dec.kind == Kind.ALU
+                a_waits = dec.reads_a & Mux(alu, view.a_count != 0,
+                                            is_pending(view.a_count, view.a_hit))
+                b_waits = dec.reads_b & Mux(alu, view.b_count != 0,
+                                            is_pending(view.b_count, view.b_hit))
             is_branch = dec.kind == Kind.BRANCH
             # DIV outlook: a lane-x jump against B.x = 0 decided from the outlook of SRC1's DIV
             # (a B landing that cycle makes the jump wait the usual way)
@@ -563,7 +575,10 @@ class Core(wiring.Component):
         m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
         outlook_a = Signal(32)
         outlook_b = Signal(32)
-        m.d.sync += [outlook_a.eq(i_a.x), outlook_b.eq(i_b.x)]
+        if self.alu_forwarding:
+            m.d.sync += [outlook_a.eq(i_a.x), outlook_b.eq(i_b.x)]
+        else:                                   # (a DIV issues with its operands in I's registers)
+            m.d.sync += [outlook_a.eq(i_a_reg.x), outlook_b.eq(i_b_reg.x)]
         m.d.comb += [outlook.a.eq(outlook_a), outlook.b.eq(outlook_b)]
 
         i_writes = i_dec.writes_reg     # this instruction writes a register (through the ALU)
@@ -739,15 +754,18 @@ class Core(wiring.Component):
         # TMREAD's loaded vector / type II's immediate, made from registers), one level less
         # on the path ALU result -> forwarding -> SIMPLE adder -> ALU result
         a_is_register = (kind != Kind.TMREAD) & ~i_dec.type2
-        alu_a = forwarded(Mux(a_is_register, i_a_reg.as_value(),
-                              Mux(i_dec.type2, type2_a.as_value(), tm_data.as_value())),
-                          a_is_register & i_sb.a_hit, "alu_a")
+        alu_a = Mux(a_is_register, i_a_reg.as_value(),
+                    Mux(i_dec.type2, type2_a.as_value(), tm_data.as_value()))
+        alu_b = i_b_reg
+        if self.alu_forwarding:
+            alu_a = forwarded(alu_a, a_is_register & i_sb.a_hit, "alu_a")
+            alu_b = i_b
         m.d.comb += [
             valu.i_valid.eq(alu_go & i_writes & ~fault),   # results nobody keeps stay out
             valu.i_op.eq(i_dec.alu_op),
             valu.i_simple.eq(i_simple),
             valu.i_a.eq(alu_a),
-            valu.i_b.eq(i_b),
+            valu.i_b.eq(alu_b),
             valu.i_imm.eq(i_dec.imm),
             valu.i_pc.eq(i_pc),
         ]

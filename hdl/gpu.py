@@ -73,7 +73,7 @@ class Gpu(wiring.Component):
     square root one root bit per cycle, hdl/serial_sqrt.py, or pipelined), ``cross_passes``
     (per core: CROSS in two passes over three multipliers, or on six), ``simple_latency``
     (per core: the vector ALU's SIMPLE class in 2 cycles, its adders' operands registered, or
-    in 1), ``narrow_stores``
+    in 1), ``alu_forwarding`` (per core, Core's), ``narrow_stores``
     (8-bit texture and output stores, hdl/narrow_store.py: exact for 8-bit textures, the
     output read back as converted pixels), ``lut_memories`` (each core's user RAM and swap
     memories in LUT RAM: saves block RAMs)."""
@@ -81,7 +81,7 @@ class Gpu(wiring.Component):
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
                  dividers=1, shared_dividers=True, serial_sqrt=True, cross_passes=2,
-                 simple_latency=2,
+                 simple_latency=2, alu_forwarding=True,
                  narrow_stores=False, lut_memories=False):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
@@ -113,6 +113,7 @@ class Gpu(wiring.Component):
                                         dividers=0 if shared_dividers else dividers,
                                         serial_sqrt=serial_sqrt, cross_passes=cross_passes,
                                         simple_latency=simple_latency,
+                                        alu_forwarding=alu_forwarding,
                                         lut_memories=lut_memories)
                              for _ in range(cores)]
         self.io_units = [IoUnit(max_triangles) for _ in range(cores)]

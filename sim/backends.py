@@ -249,12 +249,13 @@ async def run_routine(ctx, core, *, entry=None, pc=None, max_cycles=100_000):
                       {k: (after[k] - before[k]) & 0xFFFF_FFFF for k in after})
 
 
-def simulate(core, testbench, memories=None, vcd=None, serve=None):
+def simulate(core, testbench, memories=None, vcd=None, serve=None, top=None):
     """Run ``async testbench(ctx)`` against ``core`` with ``memories`` (a MemoryModel) served by
-    ``serve(ctx, core, memories)`` (default ``serve_memories``); return the memories."""
+    ``serve(ctx, core, memories)`` (default ``serve_memories``); return the memories. ``top``:
+    the design to simulate when ``core`` is part of a larger one (default ``core``)."""
     memories = memories if memories is not None else MemoryModel()
     serve = serve or serve_memories
-    sim = Simulator(core)
+    sim = Simulator(top if top is not None else core)
     sim.add_clock(1e-8)
     sim.add_testbench(testbench)
 

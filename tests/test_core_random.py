@@ -154,6 +154,15 @@ def test_random_programs_match_model_with_one_shared_divider():
     assert not failures, "\n".join(failures[:10])
 
 
+def test_random_programs_match_model_on_the_boards_core():
+    """The same on the core as the ULX3S top builds it (``boards.ulx3s.BOARD_CORE_PARAMS``:
+    the above and no forwarding into the ALU's operands; its own divider here)."""
+    from boards.ulx3s import BOARD_CORE_PARAMS
+    seeds = list(range(PROGRAMS + 60, PROGRAMS + 120))
+    failures, _ = check_seeds(seeds, **BOARD_CORE_PARAMS)
+    assert not failures, "\n".join(failures[:10])
+
+
 async def slow_memories(ctx, core, memories):
     """Texture answers 1-4 cycles late, request and output ports not always ready (seeded)."""
     rng = random.Random(1234)
