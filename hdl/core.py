@@ -114,6 +114,8 @@ class ScoreboardView(data.Struct):
     hazard: 1
     early_jump: 1
     blocked: 1            # hazard or slot_taken: the instruction cannot issue
+    settling_a: 1         # SRC1 / B landed last cycle (the jump compare from I's registers
+    settling_b: 1         # is a cycle behind)
 
 
 class IssueClass(data.Struct):
@@ -487,7 +489,7 @@ class Core(wiring.Component):
             if not self.alu_forwarding:
                 # the ALU takes its operands from I's registers only: it waits for the cycle
                 # after the landing
-                alu = dec.kind == Kind.ALU
+                alu = (dec.kind == Kind.ALU) | (dec.kind == Kind.BRANCH)
                 a_waits = dec.reads_a & Mux(alu, view.a_count != 0,
                                             is_pending(view.a_count, view.a_hit))
                 b_waits = dec.reads_b & Mux(alu, view.b_count != 0,
@@ -505,9 +507,13 @@ class Core(wiring.Component):
             # in its first cycle in I, and in a cycle an operand lands (the path ALU result ->
             # forwarding -> compare -> flow control -> redirect was the longest once the DIV
             # outlook was registered)
-            branch_waits = is_branch & ((Const(entering) & ~early_jump)
-                                        | (dec.reads_a & view.a_hit & ~early_jump)
-                                        | (dec.reads_b & view.b_hit))
+            if self.alu_forwarding:
+                branch_waits = is_branch & ((Const(entering) & ~early_jump)
+                                            | (dec.reads_a & view.a_hit & ~early_jump)
+                                            | (dec.reads_b & view.b_hit))
+            else:
+                branch_waits = is_branch & (((Const(entering) | view.settling_a) & ~early_jump)
+                                            | view.settling_b)
             hazard = (a_waits & ~early_jump) | b_waits | waw | branch_waits
             m.d.comb += [view.hazard.eq(hazard), view.early_jump.eq(early_jump),
                          view.blocked.eq(hazard | view.slot_taken)]
@@ -560,11 +566,14 @@ class Core(wiring.Component):
                 view.b_hit.eq(lands_next(i_dec.b_addr[:8], False)),
                 view.dst_hit.eq(lands_next(dst, False)),
                 view.slot_taken.eq(i_dec.writes_reg & wb_slots.bit_select(i_dec.latency + 1, 1)),
+                view.settling_a.eq(i_dec.reads_a & i_sb.a_hit),
+                view.settling_b.eq(i_dec.reads_b & i_sb.b_hit),
             ]
             with m.If(outlook_for(i_dec.src1[:8])):
                 m.d.comb += [view.known.eq(outlook.known), view.negative.eq(outlook.negative),
                              view.zero.eq(outlook.zero)]
-            decide(view, i_dec, i_b.x == 0, entering=False)
+            decide(view, i_dec, (i_b if self.alu_forwarding else i_b_reg).x == 0,
+                   entering=False)
             return view
 
         i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
@@ -707,7 +716,8 @@ class Core(wiring.Component):
         lane_equal = Signal(3)
         for bit, lane in ((2, "x"), (1, "y"), (0, "z")):
             difference = Signal(signed(33), name=f"compare_{lane}")
-            a_lane, b_lane = getattr(i_a, lane).as_signed(), getattr(i_b, lane).as_signed()
+            a_lane, b_lane = (getattr(v, lane).as_signed() for v in
+                              ((i_a, i_b) if self.alu_forwarding else (i_a_reg, i_b_reg)))
             m.d.comb += [difference.eq(a_lane - b_lane), lane_less[bit].eq(difference[32]),
                          lane_equal[bit].eq(a_lane == b_lane)]
         less = Signal()

@@ -371,9 +371,21 @@ class Gpu(wiring.Component):
         m.d.sync += [user_write.eq(is_write & (region == Region.USER) & offset[0]
                                    & (user_word < self.user_words)),
                      user_addr.eq(user_word), user_data.eq(Cat(host.wdata, stage_hi))]
-        for core in self.shader_cores:
-            m.d.comb += [core.imem_we.eq(user_write), core.imem_addr.eq(user_addr),
-                         core.imem_data.eq(user_data)]
+        # ... and from there from core to core, a register each: the cores' copies must differ
+        # (synthesis merges identical registers, and then their shared write-enable decode
+        # fanned out to every core's LUT RAM: the routed 4-core top's critical path, 16 ns of
+        # routing). Core k's copy lands k + 1 cycles after the first; a frame start waits
+        # until every copy has (``code_in_flight``).
+        code_writes = []
+        write = (user_write, user_addr, user_data)
+        for k, core in enumerate(self.shader_cores):
+            copy = tuple(Signal.like(s, name=f"{s.name}_{k}") for s in write)
+            m.d.sync += [c.eq(s) for c, s in zip(copy, write)]
+            m.d.comb += [core.imem_we.eq(copy[0]), core.imem_addr.eq(copy[1]),
+                         core.imem_data.eq(copy[2])]
+            code_writes.append(copy[0])
+            write = copy
+        code_in_flight = Cat(user_write, *code_writes).any()
 
         # texture memory: host writes directly, host reads share the cores' read port
         tmem_w = self.tmem.write_port()
@@ -417,11 +429,12 @@ class Gpu(wiring.Component):
 
         # --- control/status registers ------------------------------------------------------
         control_write = is_write & (region == Region.CONTROL)
-        with m.If(control_write & config_held):
-            m.d.comb += host.ready.eq(0)        # (a start waits for the configuration row)
+        with m.If(control_write & (config_held | code_in_flight)):
+            m.d.comb += host.ready.eq(0)        # (a start waits for the configuration row
+                                                # and the user code)
         start = Signal()
         m.d.comb += start.eq(control_write & (offset == Reg.CTRL) & ((host.wdata & CTRL_START) != 0)
-                             & ~frame_busy & ~config_held)
+                             & ~frame_busy & ~config_held & ~code_in_flight)
         m.d.sync += start_taken.eq(start)
         m.d.comb += dispatcher.start.eq(start_taken)
         with m.If(control_write & (offset == Reg.NUM_TRIANGLES)):
