@@ -67,6 +67,12 @@ from hdl.skid_buffer import SkidBuffer
 
 __all__ = ["Core", "CoreError", "OutputWrite", "IoRow"]
 
+# Wires synthesis must keep (Yosys' ``keep``): the logic on either side is not merged across
+# them. On the issue decision and the scoreboard's candidate views it keeps the decision the
+# last multiplexer before the views' registers; unkept, ABC folded the decision into the
+# view logic, ~8 levels before the register (``bench.paths``).
+KEEP = {"keep": 1}
+
 
 class CoreError(IntEnum):
     NONE = 0
@@ -116,6 +122,16 @@ class ScoreboardView(data.Struct):
     blocked: 1            # hazard or slot_taken: the instruction cannot issue
     settling_a: 1         # SRC1 / B landed last cycle (the jump compare from I's registers
     settling_b: 1         # is a cycle behind)
+
+
+class PlaneView(data.Struct):
+    """What the scoreboard's planes say about the registers of the instruction in O (looked
+    up while it is in A, then kept up to date with the planes' updates)."""
+    a_count: 2            # writes in flight to SRC1, B and DST
+    b_count: 2
+    dst_count: 2
+    dst_rank: LATENCY_RANK_BITS   # latency rank of the latest write to DST
+    outlook: 3            # SRC1's outlook: known, negative, zero
 
 
 class IssueClass(data.Struct):
@@ -466,12 +482,10 @@ class Core(wiring.Component):
             """The outlook worked out this cycle is that of register ``addr``."""
             return outlook_due & (outlook_dst == addr)
 
-        def outlook_known_of(addr):
-            """The outlook planes' (known, negative, zero) of ``addr`` with the events not in
-            them yet: last cycle's issue (forgets it, unless a DIV whose outlook is worked out
-            now) and last cycle's outlook."""
-            from_planes = Cat(plane.bit_select(addr, 1)
-                              for plane in (outlook_known, outlook_negative, outlook_zero))
+        def outlook_known_of(addr, from_planes):
+            """(known, negative, zero) of ``addr``'s outlook from what the planes say
+            (``from_planes``) and the events not in them yet: last cycle's issue (forgets it,
+            unless a DIV whose outlook is worked out now) and last cycle's outlook."""
             from_od = Mux(od_valid & (od_dst == addr), od_outlook, from_planes)
             now = Cat(outlook.known, outlook.negative, outlook.zero)
             return Mux(event_to(addr), Mux(ev_div_x, now, 0), from_od)
@@ -518,23 +532,54 @@ class Core(wiring.Component):
             m.d.comb += [view.hazard.eq(hazard), view.early_jump.eq(early_jump),
                          view.blocked.eq(hazard | view.slot_taken)]
 
+        # What the planes say about O's registers is looked up while the instruction is in A
+        # (the 86-way plane multiplexers then end in registers, not in the view logic) and
+        # brought up to date with every cycle's plane update while it is in O.
+        o_planes = Signal(PlaneView)
+
+        def planes_of(src1, b_addr, dst_addr):
+            """The planes' PlaneView of the registers of an instruction."""
+            def count(addr):
+                return Cat(count_lo.bit_select(addr, 1), count_hi.bit_select(addr, 1))
+            return Cat(count(src1), count(b_addr), count(dst_addr),
+                       Cat(plane.bit_select(dst_addr, 1) for plane in latency_planes),
+                       Cat(plane.bit_select(src1, 1)
+                           for plane in (outlook_known, outlook_negative, outlook_zero)))
+
+        def planes_step(view, src1, b_addr, dst_addr):
+            """``view`` (a PlaneView) after this cycle's plane update (the event, the write
+            landing, the outlook due: the same rules as the planes' below)."""
+            view = PlaneView(view)
+            stepped = Signal(PlaneView)
+
+            def count_step(count, addr):
+                return (count + event_to(addr) - lands_now(addr))[:2]
+            od_to = od_valid & (od_dst == src1)
+            m.d.comb += [
+                stepped.a_count.eq(count_step(view.a_count, src1)),
+                stepped.b_count.eq(count_step(view.b_count, b_addr)),
+                stepped.dst_count.eq(count_step(view.dst_count, dst_addr)),
+                stepped.dst_rank.eq(Mux(event_to(dst_addr), ev_rank, view.dst_rank)),
+                stepped.outlook.eq(Mux(od_to, od_outlook, view.outlook)),
+            ]
+            with m.If(event_to(src1)):
+                m.d.comb += stepped.outlook[0].eq(0)
+            return stepped
+
         def view_of_o(issues):
             """I's view of O's instruction for next cycle (O moves into I), if a write issues
             now (``issues``) or not."""
-            view = Signal(ScoreboardView, name=f"o_sb_{'issue' if issues else 'none'}")
+            view = Signal(ScoreboardView, name=f"o_sb_{'issue' if issues else 'none'}",
+                          attrs=KEEP)
             src1, b_addr, o_dst = o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]
-
-            def count(addr):
-                return Cat(count_lo.bit_select(addr, 1), count_hi.bit_select(addr, 1))
             to_src1, to_b, to_dst = ((dst == r) if issues else Const(0)
                                      for r in (src1, b_addr, o_dst))
-            o_last = Mux(event_to(o_dst), ev_rank,
-                         Cat(plane.bit_select(o_dst, 1) for plane in latency_planes))
-            src1_outlook = outlook_known_of(src1)
+            o_last = Mux(event_to(o_dst), ev_rank, o_planes.dst_rank)
+            src1_outlook = outlook_known_of(src1, o_planes.outlook)
             m.d.comb += [
-                view.a_count.eq(count_next(count(src1), src1, to_src1)),
-                view.b_count.eq(count_next(count(b_addr), b_addr, to_b)),
-                view.dst_count.eq(count_next(count(o_dst), o_dst, to_dst)),
+                view.a_count.eq(count_next(o_planes.a_count, src1, to_src1)),
+                view.b_count.eq(count_next(o_planes.b_count, b_addr, to_b)),
+                view.dst_count.eq(count_next(o_planes.dst_count, o_dst, to_dst)),
                 view.a_hit.eq(lands_next(src1, issues)),
                 view.b_hit.eq(lands_next(b_addr, issues)),
                 view.dst_hit.eq(lands_next(o_dst, issues)),
@@ -556,7 +601,7 @@ class Core(wiring.Component):
         def view_of_i():
             """I's view of its own instruction for next cycle (it stays: nothing issues, so
             no write does: ``lands_next(..., False)``)."""
-            view = Signal(ScoreboardView, name="i_sb_next")
+            view = Signal(ScoreboardView, name="i_sb_next", attrs=KEEP)
             m.d.comb += [
                 view.eq(i_sb),
                 view.a_count.eq(i_sb.a_count - i_sb.a_hit),
@@ -604,7 +649,7 @@ class Core(wiring.Component):
                                  | (i_class.mul & ~valu.mul_ready))
 
         kind = i_dec.kind
-        i_issue = Signal()              # the instruction in I leaves I this cycle
+        i_issue = Signal(attrs=KEEP)    # the instruction in I leaves I this cycle
         alu_go = Signal()               # ... into the vector ALU
         redirect = Signal()
         redirect_pc = Signal(16)
@@ -875,6 +920,10 @@ class Core(wiring.Component):
                          i_simple.eq(simple_control(m, o_dec.alu_op, o_dec.imm)),
                          i_pc.eq(o_pc), i_dec.eq(o_dec),
                          i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
+        a_addrs = [decoder.decoded.src1[:8], decoder.decoded.b_addr[:8], decoder.decoded.dst[:8]]
+        o_addrs = [o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]]
+        m.d.sync += o_planes.eq(Mux(o_takes, planes_step(planes_of(*a_addrs), *a_addrs),
+                                    planes_step(o_planes, *o_addrs)))
         with m.If(o_takes):
             m.d.sync += [o_pc.eq(a_pc), o_dec.eq(decoder.decoded),
                          o_fetch_fault.eq(a_fetch_fault)]
