@@ -651,7 +651,7 @@ class Core(wiring.Component):
         kind = i_dec.kind
         i_issue = Signal(attrs=KEEP)    # the instruction in I leaves I this cycle
         alu_go = Signal()               # ... into the vector ALU
-        redirect = Signal()
+        redirect = Signal(attrs=KEEP)
         redirect_pc = Signal(16)
         fault = Signal()
         fault_code = Signal(3)
@@ -889,7 +889,7 @@ class Core(wiring.Component):
         # a_takes -> fetch enable), the longest path. The stages' next valid bits are the
         # advance (``advanced``) unless the stages are emptied (``flush``: a redirect, the end
         # or start of a routine, a fault); a flush reaches the holes through one last OR.
-        flush = Signal()
+        flush = Signal(attrs=KEEP)
         advanced = Signal(StageValid)
         hole_o = Signal(init=1)         # O or I is empty
         hole_a = Signal(init=1)         # A, O or I is empty

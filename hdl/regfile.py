@@ -17,7 +17,9 @@ does not compete with the pipeline's writebacks, which go almost all to the gene
 Where both want the same memory in the same cycle, the writeback wins (its slot was reserved
 when the instruction issued) and the IO side waits (``io_ready`` low).
 Read data appears one cycle after the address; a write in the same cycle as the read is seen
-(transparent read ports).
+(transparent read ports; the general memory's bypass is built here, from the EXE and IO
+writes side by side: Yosys' own, behind the write port's multiplexers, was the 1-core top's
+longest path).
 """
 
 from amaranth import Module, Signal, Mux, Cat, unsigned
@@ -122,14 +124,28 @@ class RegisterFile(wiring.Component):
             with m.Elif(self.io_valid & io_swap):
                 m.d.comb += [sp.addr.eq(io_swap_row), sp.data.eq(self.io_data), sp.en.eq(0b111)]
 
+        exe_general = exe_we & ~exe_swap
+        io_general = ~exe_general & self.io_valid & ~io_swap
         for copy, addr, out, name in ((0, self.ra_addr, self.ra_data, "a"),
                                       (1, self.rb_addr, self.rb_data, "b")):
-            general_rp = self.copies[copy].read_port(transparent_for=(general_ports[copy],))
+            general_rp = self.copies[copy].read_port()
             swap_rp = self.swap_copies[copy].read_port(transparent_for=(swap_ports[copy],))
+            # the general row written in the cycle it is read: which lanes, and their values
+            bypass_lanes = Signal(3, name=f"{name}_bypass_lanes")
+            bypass_row = Signal(VectorLayout, name=f"{name}_bypass_row", reset_less=True)
+            exe_hit = exe_general & (self.w_addr[:7] == addr[:7])
+            io_hit = io_general & (self.io_addr == addr[:7])
+            m.d.sync += [bypass_lanes.eq(Mux(exe_hit, self.w_mask, Mux(io_hit, 0b111, 0))),
+                         bypass_row.eq(Mux(exe_general, self.w_data, self.io_data))]
+            general = Signal(VectorLayout, name=f"{name}_general")
+            for bit, lane in ((2, "x"), (1, "y"), (0, "z")):
+                m.d.comb += getattr(general, lane).eq(
+                    Mux(bypass_lanes[bit], getattr(bypass_row, lane),
+                        general_rp.data[32 * bit:32 * (bit + 1)]))
             m.d.comb += [general_rp.addr.eq(addr[:7]),
                          swap_rp.addr.eq(self._swap_row(m, addr, swap_sel, f"{name}_swap_row"))]
             from_swap = Signal(name=f"{name}_from_swap")
             reads_zero = Signal(name=f"{name}_reads_output_bank")
             m.d.sync += [from_swap.eq(_in_swap(addr)), reads_zero.eq(addr >= BANK_OUTPUT.first)]
-            m.d.comb += out.eq(Mux(reads_zero, 0, Mux(from_swap, swap_rp.data, general_rp.data)))
+            m.d.comb += out.eq(Mux(reads_zero, 0, Mux(from_swap, swap_rp.data, general)))
         return m
