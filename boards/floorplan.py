@@ -6,8 +6,10 @@ wherever one is free, and its DSP blocks spread along the DSP rows; each core's 
 them (measured on the 4-core top: a core's cells over x = 57 +- 34 of the 126 columns; the
 placement's estimate 33-36 MHz). Pinning the hard blocks gives each core a quadrant and its
 logic follows (x 25-101 +- 20, estimate 40 MHz): core k's block RAMs at one end of a block-RAM
-row and its DSP blocks at the same end of the DSP row nearest to it (cores 0, 1 bottom left /
-right, 2, 3 top left / right: the pairs that share a divider sit side by side), the scene
+row and its DSP blocks at the same end of the DSP row nearest to it (cores 0, 1 bottom and top
+left, 2, 3 bottom and top right: the pairs that share a divider sit one above the other, 44
+rows apart; side by side, 76 columns apart, their divider stretched across the chip and held
+the routed critical path), the scene
 memory in the middle of the middle row (read by every IO unit), the texture and output stores
 everywhere else (their logic is a few address and data wires).
 
@@ -42,7 +44,7 @@ DSP_COLUMNS = ((8, 4), (9, 5), (13, 0), (14, 1), (17, 4), (18, 5), (22, 0), (23,
                (91, 4), (92, 5), (96, 0), (97, 1), (100, 4), (101, 5), (105, 0), (106, 1),
                (109, 4), (110, 5), (114, 0), (115, 1), (118, 4), (119, 5))
 #: core k: (block-RAM row, DSP row, which end of them)
-QUADRANTS = ((22, 10, "left"), (22, 10, "right"), (70, 58, "left"), (70, 58, "right"))
+QUADRANTS = ((22, 10, "left"), (70, 58, "left"), (22, 10, "right"), (70, 58, "right"))
 SCENE_ROW = 46
 
 _CORE = re.compile(r"\.core(\d+)\.")

@@ -220,6 +220,9 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
         assert len(mine) == 19
         assert {y_of[n] for n in mine} == {bram_row, dsp_row}
         assert all((x_of[n] < 63) == (side == "left") for n in mine)
+    # the cores that share a divider (0 and 1, 2 and 3) are on the same side, one above the other
+    for k in (0, 2):
+        assert QUADRANTS[k][2] == QUADRANTS[k + 1][2] and QUADRANTS[k][0] != QUADRANTS[k + 1][0]
     scene = [n for n in plan if "scene_mem" in n]
     assert len(scene) == 6 and {y_of[n] for n in scene} == {46}
     assert 50 < min(x_of[n] for n in scene) and max(x_of[n] for n in scene) < 76   # middle
