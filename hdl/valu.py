@@ -432,7 +432,10 @@ class VectorALU(wiring.Component):
             held = [(Signal(32, name=f"cross_{LANES[n]}_a", reset_less=True),
                      Signal(32, name=f"cross_{LANES[n]}_b", reset_less=True)) for n in range(3)]
             held_tag = Signal(self.tag_width, reset_less=True)
-            with m.If(cross_issue):
+            # loaded in every cycle a CROSS is offered, issued or not (the enable then comes
+            # from the opcode's register, not from the issue decision: ~200 flip-flops), and
+            # so last in the cycle it issues
+            with m.If(is_cross):
                 m.d.sync += [h.eq(v) for pair, sub in zip(held, subtrahends)
                              for h, v in zip(pair, sub)]
                 m.d.sync += held_tag.eq(self.i_tag)
