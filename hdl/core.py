@@ -59,7 +59,7 @@ from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, 
                      BANKS, BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
                      AddrOp, JumpFunc)
 from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
-from hdl.regfile import RegisterFile
+from hdl.regfile import RegisterFile, in_swap_bank
 from hdl.valu import VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook
@@ -98,6 +98,13 @@ class WritebackTag(data.Struct):
     """Where an operation's result goes (kept with the write-port reservations)."""
     addr: 8
     wmask: 3
+    swap: 1               # addr is a swap register (for the register file's write ports)
+
+
+class IoWrite(data.Struct):
+    """An IO row on its way to the register file, with its ``io_swap``."""
+    row: IoRow
+    swap: 1
 
 
 class ScoreboardView(data.Struct):
@@ -287,11 +294,14 @@ class Core(wiring.Component):
         # (by the scene memory), and its state -> write address -> the register file's write
         # ports, with the port's ready back, was the worst path of the 4-core top. A row lands
         # a cycle or more after it was taken; ``io_idle``: every row taken has landed.
-        m.submodules.io_rows = io_rows = SkidBuffer(IoRow)
-        m.d.comb += [io_rows.i.valid.eq(self.io_valid), io_rows.i.payload.addr.eq(self.io_addr),
-                     io_rows.i.payload.data.eq(self.io_data), self.io_ready.eq(io_rows.i.ready),
-                     rf.io_valid.eq(io_rows.o.valid), rf.io_addr.eq(io_rows.o.payload.addr),
-                     rf.io_data.eq(io_rows.o.payload.data), io_rows.o.ready.eq(rf.io_ready),
+        m.submodules.io_rows = io_rows = SkidBuffer(IoWrite)
+        m.d.comb += [io_rows.i.valid.eq(self.io_valid), io_rows.i.payload.row.addr.eq(self.io_addr),
+                     io_rows.i.payload.row.data.eq(self.io_data),
+                     io_rows.i.payload.swap.eq(in_swap_bank(self.io_addr)),
+                     self.io_ready.eq(io_rows.i.ready),
+                     rf.io_valid.eq(io_rows.o.valid), rf.io_addr.eq(io_rows.o.payload.row.addr),
+                     rf.io_data.eq(io_rows.o.payload.row.data),
+                     rf.io_swap.eq(io_rows.o.payload.swap), io_rows.o.ready.eq(rf.io_ready),
                      self.io_idle.eq(io_rows.empty)]
         ram_w = self.ram.write_port()
         m.d.comb += [ram_w.en.eq(self.imem_we), ram_w.addr.eq(self.imem_addr),
@@ -390,7 +400,7 @@ class Core(wiring.Component):
         w_lands = Signal()
         m.d.comb += w_lands.eq(w_valid & (w_tag.wmask != 0))
         m.d.comb += [rf.w_en.eq(w_valid), rf.w_addr.eq(w_tag.addr), rf.w_mask.eq(w_tag.wmask),
-                     rf.w_data.eq(valu.o_result)]
+                     rf.w_swap.eq(w_tag.swap), rf.w_data.eq(valu.o_result)]
 
         def lands_now(addr):
             """The write landing this cycle is to register ``addr``."""
@@ -802,7 +812,8 @@ class Core(wiring.Component):
 
         # --- into the vector ALU ---------------------------------------------------------------
         tag = Signal(WritebackTag)
-        m.d.comb += [tag.addr.eq(i_dec.dst[:8]), tag.wmask.eq(Mux(i_writes, i_dec.wmask, 0))]
+        m.d.comb += [tag.addr.eq(i_dec.dst[:8]), tag.wmask.eq(Mux(i_writes, i_dec.wmask, 0)),
+                     tag.swap.eq(in_swap_bank(i_dec.dst[:8]))]
         type2_a = Signal(VectorLayout)
         m.d.comb += type2_a.x.eq(i_dec.imm)
         # A as the ALU sees it: the forwarding multiplexer comes last (after the choice of
@@ -845,11 +856,9 @@ class Core(wiring.Component):
         # swap_idle from this cycle's counts, event and issue (not the next counts, which wait
         # for the issue decision and the count update): a write landing now keeps it low a
         # cycle longer, never too short
-        def to_swap(addr):
-            return (addr >= BANK_SWAP.first) & (addr <= BANK_SWAP.last)
         swap_written = (count_lo | count_hi)[BANK_SWAP.first:BANK_SWAP.last + 1] != 0
-        m.d.sync += swap_idle.eq(~swap_written & ~(ev_valid & to_swap(ev_dst))
-                                 & ~(issued_write & to_swap(dst)))
+        m.d.sync += swap_idle.eq(~swap_written & ~(ev_valid & in_swap_bank(ev_dst))
+                                 & ~(issued_write & tag.swap))
         for bit, plane in enumerate(latency_planes):
             m.d.sync += plane.eq(Mux(ev_rank[bit], plane | issued, plane & ~issued))
         m.d.sync += [od_valid.eq(outlook_due), od_dst.eq(outlook_dst),

@@ -29,14 +29,14 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.isa import VectorLayout, BANK_CONFIG, BANK_SWAP, BANK_OUTPUT
 
-__all__ = ["RegisterFile"]
+__all__ = ["RegisterFile", "in_swap_bank"]
 
 GENERAL_ROWS = 128
 SWAP_ROWS = 48
 _COPY_STRIDE = 24          # row of swap register r in copy c: c * 24 + (r - 42)
 
 
-def _in_swap(addr):
+def in_swap_bank(addr):
     # written as "one of these addresses", not as two compares: synthesis maps the compares
     # onto carry chains, slow on the IO side's path from its state to the write ports
     return Cat(addr == r for r in range(BANK_SWAP.first, BANK_SWAP.last + 1)).any()
@@ -47,9 +47,12 @@ class RegisterFile(wiring.Component):
 
     * ``ra_addr``/``ra_data``, ``rb_addr``/``rb_data``: read ports; data one cycle later.
     * ``w_en``, ``w_addr``, ``w_mask`` (bit 2 = x .. bit 0 = z), ``w_data``: EXE writeback; the
-      bank rules (config and output read-only to EXE) are applied here.
+      bank rules (config and output read-only to EXE) are applied here. ``w_swap``: ``w_addr``
+      is a swap register (``in_swap_bank``), worked out by the writer a cycle or more ahead.
     * ``io_valid``, ``io_addr`` (0-63), ``io_data``, ``io_ready``: the IO side writes a config row
-      or a row of the swap copy EXE does not see.
+      or a row of the swap copy EXE does not see; ``io_swap`` likewise. (Both flags keep the
+      22-way address test off the path to ``io_ready``, which enables the writer's skid
+      buffer: ~200 flip-flops.)
     * ``flip``: exchange the swap copies. ``swap_sel``: the copy EXE sees.
     """
     ra_addr: In(8)
@@ -60,9 +63,11 @@ class RegisterFile(wiring.Component):
     w_addr: In(8)
     w_mask: In(3)
     w_data: In(VectorLayout)
+    w_swap: In(1)
     io_valid: In(1)
     io_addr: In(6)
     io_data: In(VectorLayout)
+    io_swap: In(1)
     io_ready: Out(1)
     flip: In(1)
     swap_sel: Out(1)
@@ -100,8 +105,8 @@ class RegisterFile(wiring.Component):
 
         exe_writable = (self.w_addr > BANK_CONFIG.last) & (self.w_addr < BANK_OUTPUT.first)
         exe_we = self.w_en & exe_writable & (self.w_mask != 0)
-        exe_swap = _in_swap(self.w_addr)
-        io_swap = _in_swap(self.io_addr)
+        exe_swap = self.w_swap
+        io_swap = self.io_swap
         exe_swap_row = self._swap_row(m, self.w_addr, swap_sel, "exe_swap_row")
         io_swap_row = self._swap_row(m, self.io_addr, ~swap_sel, "io_swap_row")
         # the IO side waits only for a writeback into the same memory
@@ -146,6 +151,6 @@ class RegisterFile(wiring.Component):
                          swap_rp.addr.eq(self._swap_row(m, addr, swap_sel, f"{name}_swap_row"))]
             from_swap = Signal(name=f"{name}_from_swap")
             reads_zero = Signal(name=f"{name}_reads_output_bank")
-            m.d.sync += [from_swap.eq(_in_swap(addr)), reads_zero.eq(addr >= BANK_OUTPUT.first)]
+            m.d.sync += [from_swap.eq(in_swap_bank(addr)), reads_zero.eq(addr >= BANK_OUTPUT.first)]
             m.d.comb += out.eq(Mux(reads_zero, 0, Mux(from_swap, swap_rp.data, general)))
         return m
