@@ -322,7 +322,8 @@ class Core(wiring.Component):
         f_enable = Signal()             # the next word in sequence is fetched this cycle
         f_read = Signal()               # the code memories read f_addr (else their ports hold)
         lookup = Signal()               # start by entry: the table words are being read
-        lookup_done = Signal()
+        lookup_done = Signal()          # ... they arrive (registered as they are)
+        lookup_words = Signal()         # ... the entry is resolved from them
         lookup_launch = Signal()        # ... the entry is known: launch from it
         m.d.comb += [rom_r.addr.eq(f_addr), rom_r.en.eq(f_read)]
         if self.lut_memories:
@@ -954,8 +955,8 @@ class Core(wiring.Component):
 
         # (routine_end excludes every fault of the RETURN itself)
         m.d.comb += [self.done.eq(routine_end), self.result.eq(i_dec.imm[0]),
-                     self.settled.eq(~running & ~lookup & ~lookup_done & ~lookup_launch
-                                            & (pending == 0) & ~ev_valid)]
+                     self.settled.eq(~running & ~lookup & ~lookup_done & ~lookup_words
+                                     & ~lookup_launch & (pending == 0) & ~ev_valid)]
 
         with m.If(fault):
             m.d.sync += [error.eq(1), self.error_code.eq(fault_code), self.error_pc.eq(i_pc),
@@ -981,7 +982,7 @@ class Core(wiring.Component):
                      ahead_known.eq(entry_known.bit_select(self.start_entry, 1)
                                     & ~self.imem_we)]
         m.d.comb += can_start.eq((~running | routine_end) & ~lookup & ~lookup_done
-                                 & ~lookup_launch)
+                                 & ~lookup_words & ~lookup_launch)
         # The FC stacks are emptied one cycle after the start (the routine's first instruction
         # reaches issue four cycles after it at the earliest); registering it keeps the path
         # done -> start (chained routines) free of a loop through the engine's error output.
@@ -1006,12 +1007,17 @@ class Core(wiring.Component):
         m.d.comb += f_addr.eq(Mux(lookup, entry_index, Mux(fetch_launch, launch_pc, f_pc)))
         with m.If(lookup):
             m.d.sync += [lookup.eq(0), lookup_done.eq(1)]
+        # the table words come from a block RAM late in the cycle: they are registered as they
+        # are, the entry resolved from them and cached in the next cycle, and launched from
+        # the cache in the one after (only an entry's first start after a user-code change)
+        user_entry = Signal(16)
+        rom_entry = Signal(16)
         with m.If(lookup_done):
-            # the entry is cached first and launched from the cache in the next cycle: the
-            # table words come from a block RAM late in the cycle
-            user_entry = ram_r.data[:16]
-            resolved = Mux(user_entry >= USER_CODE_BASE, user_entry, rom_r.data[:16])
-            m.d.sync += [lookup_done.eq(0), lookup_launch.eq(1), lookup_pc.eq(resolved),
+            m.d.sync += [lookup_done.eq(0), lookup_words.eq(1), user_entry.eq(ram_r.data[:16]),
+                         rom_entry.eq(rom_r.data[:16])]
+        with m.If(lookup_words):
+            resolved = Mux(user_entry >= USER_CODE_BASE, user_entry, rom_entry)
+            m.d.sync += [lookup_words.eq(0), lookup_launch.eq(1), lookup_pc.eq(resolved),
                          lookup_after.eq(resolved + 1),
                          entry_pc[entry_index].eq(resolved),
                          entry_known.bit_select(entry_index, 1).eq(1)]
