@@ -467,7 +467,7 @@ class Core(wiring.Component):
         # ``dst``) and the write landing (``w_lands``, to ``w_tag.addr``); next cycle's landing
         # is read from the ring one cycle early (or is the 1-cycle result issued now).
         i_sb = Signal(ScoreboardView)
-        issued_write = Signal()
+        issued_write = Signal(attrs=KEEP)
         dst = i_dec.dst[:8]
         # The views of next cycle are worked out for both outcomes of this cycle's issue
         # (``issues``: a write issues now, a Python bool) and picked by it last: the issue
@@ -904,7 +904,8 @@ class Core(wiring.Component):
         hole_o = Signal(init=1)         # O or I is empty
         hole_a = Signal(init=1)         # A, O or I is empty
         hole_f = Signal(init=1)         # D, A, O or I is empty
-        i_takes = ~i_valid | i_issue
+        i_takes = Signal(attrs=KEEP)
+        m.d.comb += i_takes.eq(~i_valid | i_issue)
         o_takes = hole_o | i_issue
         a_takes = hole_a | i_issue
         # (a lookup and a launch from it happen while not running: fetch_launch covers them)

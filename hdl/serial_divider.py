@@ -48,7 +48,7 @@ class SerialDivider(wiring.Component):
         super().__init__({
             "i_valid": In(1), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
             "i_tag": In(tag_width),
-            "o_ready": Out(1), "o_valid": Out(1), "o_q": Out(VectorLayout),
+            "o_ready": Out(1), "o_ready_next": Out(1), "o_valid": Out(1), "o_q": Out(VectorLayout),
             "o_tag": Out(tag_width),
         })
 
@@ -64,18 +64,22 @@ class SerialDivider(wiring.Component):
         uniform = (a.x == a.y) & (a.x == a.z) & (b.x == b.y) & (b.x == b.z)
         # ready = (passes_left == 0), kept as its own flip-flop: it feeds the core's issue
         # decision
+        # (``o_ready_next``: what ``o_ready`` will be next cycle, for a user that registers it)
         ready = Signal(init=1)
-        m.d.comb += self.o_ready.eq(ready)
+        m.d.comb += [self.o_ready.eq(ready), self.o_ready_next.eq(ready)]
+        m.d.sync += ready.eq(self.o_ready_next)
         with m.If(passes_left == 0):
             m.d.comb += [unit.i_valid.eq(self.i_valid), unit.i_a.eq(a.x), unit.i_b.eq(b.x),
                          unit.i_tag.eq(Cat(self.i_tag, uniform))]
             m.d.sync += [held_a.eq(Cat(a.y, a.z)), held_b.eq(Cat(b.y, b.z))]
             with m.If(self.i_valid & ~uniform):
-                m.d.sync += [passes_left.eq(2), ready.eq(0)]
+                m.d.sync += passes_left.eq(2)
+                m.d.comb += self.o_ready_next.eq(0)
         with m.Else():
             m.d.comb += [unit.i_a.eq(held_a[:32]), unit.i_b.eq(held_b[:32])]
-            m.d.sync += [passes_left.eq(passes_left - 1), ready.eq(passes_left == 1),
+            m.d.sync += [passes_left.eq(passes_left - 1),
                          held_a.eq(held_a[32:]), held_b.eq(held_b[32:])]
+            m.d.comb += self.o_ready_next.eq(passes_left == 1)
 
         # output side: quotient, tag and broadcast delayed by one and by two cycles
         tag_width = self.tag_width

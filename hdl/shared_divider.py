@@ -64,22 +64,30 @@ class SharedDivider(wiring.Component):
         m = Module()
         m.submodules.unit = unit = self.unit
         turn = Signal(range(self.clients))
-        m.d.sync += turn.eq(Mux(turn == self.clients - 1, 0, turn + 1))
+        turn_next = Mux(turn == self.clients - 1, 0, turn + 1)
+        m.d.sync += turn.eq(turn_next)
         # the request of the client whose turn it is, registered (a DIV was sent: valid)
         request_valid = Signal()
         request_a = Signal(VectorLayout, reset_less=True)
         request_b = Signal(VectorLayout, reset_less=True)
         request_tag = Signal.like(unit.i_tag, reset_less=True)
         m.d.sync += request_valid.eq(0)
+        # A client's ready is a flip-flop of its own, worked out a cycle ahead from what the
+        # turn, the request register and the divider's ready will be (it feeds the client's
+        # issue decision, in a core elsewhere on the chip): ready = the divider's o_ready, the
+        # client's turn and no request in the register (o_ready answers for that request a
+        # cycle late).
+        request_next = Signal()
         for k, client in enumerate(self.client):
-            mine = turn == k
-            ours = unit.o_tag == k
-            with m.If(mine):
+            with m.If(turn == k):
                 m.d.sync += [request_valid.eq(client.valid), request_a.eq(client.a),
                              request_b.eq(client.b), request_tag.eq(k)]
-            # (the divider's o_ready answers for the request in the register a cycle late)
-            m.d.comb += [client.ready.eq(unit.o_ready & mine & ~request_valid),
-                         client.result_valid.eq(unit.o_valid & ours),
+                m.d.comb += request_next.eq(client.valid)
+        for k, client in enumerate(self.client):
+            ready = Signal(name=f"ready{k}", init=int(k == 0))
+            m.d.sync += ready.eq(unit.o_ready_next & (turn_next == k) & ~request_next)
+            m.d.comb += [client.ready.eq(ready),
+                         client.result_valid.eq(unit.o_valid & (unit.o_tag == k)),
                          client.result.eq(unit.o_q)]
         m.d.comb += [unit.i_valid.eq(request_valid), unit.i_a.eq(request_a),
                      unit.i_b.eq(request_b), unit.i_tag.eq(request_tag)]

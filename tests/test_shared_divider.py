@@ -30,10 +30,12 @@ def run_clients(clients, cycles, seed):
     sent = []            # (client, cycle, a, b)
     received = []        # (client, cycle, quotient vector)
     both_ready = []
+    readies = []         # (cycle, client readies)
 
     async def testbench(ctx):
         for cycle in range(cycles + dut.latency + 4):
             ready = [ctx.get(c.ready) for c in dut.client]
+            readies.append((cycle, ready))
             if sum(ready) > 1:
                 both_ready.append(cycle)
             for k, client in enumerate(dut.client):
@@ -57,6 +59,14 @@ def run_clients(clients, cycles, seed):
     want = [(k, cycle + dut.latency, tuple(fx.div(x, y) for x, y in zip(a, b)))
             for k, cycle, a, b in sent]
     assert received == want
+    # ready exactly when the client may send: its turn (cycle mod clients), no DIV sent in the
+    # cycle before (it is in the request register), and the divider not busy with the lanes
+    # of a DIV of non-uniform operands sent two or three cycles before
+    sent_at = {cycle: a != (a[0],) * 3 or b != (b[0],) * 3 for _, cycle, a, b in sent}
+    for cycle, ready in readies:
+        free = (cycle - 1 not in sent_at and not sent_at.get(cycle - 2)
+                and not sent_at.get(cycle - 3))
+        assert ready == [int(cycle % clients == k and free) for k in range(clients)], cycle
     return sent
 
 
