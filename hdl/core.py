@@ -303,6 +303,13 @@ class Core(wiring.Component):
                      rf.io_data.eq(io_rows.o.payload.row.data),
                      rf.io_swap.eq(io_rows.o.payload.swap), io_rows.o.ready.eq(rf.io_ready),
                      self.io_idle.eq(io_rows.empty)]
+        # The IO side writes in the cycles no EXE result lands in (``io_slot``): worked out a
+        # cycle ahead from the write-port reservations and the instruction in I (a result of
+        # latency 1 issued now lands next cycle), a flip-flop: it enables the skid buffer's
+        # ~200 flip-flops by the IO unit (from the writeback tag through the register file's
+        # port multiplexers to there was the routed 4-core top's critical path)
+        io_slot = Signal()
+        m.d.comb += rf.io_slot.eq(io_slot)
         ram_w = self.ram.write_port()
         m.d.comb += [ram_w.en.eq(self.imem_we), ram_w.addr.eq(self.imem_addr),
                      ram_w.data.eq(self.imem_data)]
@@ -875,6 +882,7 @@ class Core(wiring.Component):
         with m.If(issued_write):
             m.d.comb += reserve.eq(1 << i_dec.latency)
         m.d.sync += wb_slots.eq((wb_slots | reserve) >> 1)
+        m.d.sync += io_slot.eq(~wb_slots[1] & ~(i_valid & i_writes & (i_dec.latency == 1)))
         wb_ring_w = wb_ring.write_port()
         m.d.comb += [wb_ring_w.addr.eq(wb_now + i_dec.latency), wb_ring_w.data.eq(tag),
                      wb_ring_w.en.eq(issued_write)]

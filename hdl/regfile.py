@@ -14,8 +14,9 @@ Registers 128-131 (output) have no storage: EXE writes are dropped and reads giv
 
 Each memory has its own write port, so the IO side streaming a triangle into the swap memory
 does not compete with the pipeline's writebacks, which go almost all to the general memory.
-Where both want the same memory in the same cycle, the writeback wins (its slot was reserved
-when the instruction issued) and the IO side waits (``io_ready`` low).
+The IO side writes only in the cycles the writer gives it (``io_slot``: no writeback lands
+then; the core works it out a cycle ahead from its write-port reservations, so ``io_ready``,
+which enables the IO side's skid buffer, is a flip-flop).
 Read data appears one cycle after the address; a write in the same cycle as the read is seen
 (transparent read ports; the general memory's bypass is built here, from the EXE and IO
 writes side by side: Yosys' own, behind the write port's multiplexers, was the 1-core top's
@@ -50,9 +51,8 @@ class RegisterFile(wiring.Component):
       bank rules (config and output read-only to EXE) are applied here. ``w_swap``: ``w_addr``
       is a swap register (``in_swap_bank``), worked out by the writer a cycle or more ahead.
     * ``io_valid``, ``io_addr`` (0-63), ``io_data``, ``io_ready``: the IO side writes a config row
-      or a row of the swap copy EXE does not see; ``io_swap`` likewise. (Both flags keep the
-      22-way address test off the path to ``io_ready``, which enables the writer's skid
-      buffer: ~200 flip-flops.)
+      or a row of the swap copy EXE does not see; ``io_swap`` likewise; ``io_ready`` =
+      ``io_slot`` (the caller promises no EXE write in that cycle).
     * ``flip``: exchange the swap copies. ``swap_sel``: the copy EXE sees.
     """
     ra_addr: In(8)
@@ -68,6 +68,7 @@ class RegisterFile(wiring.Component):
     io_addr: In(6)
     io_data: In(VectorLayout)
     io_swap: In(1)
+    io_slot: In(1)
     io_ready: Out(1)
     flip: In(1)
     swap_sel: Out(1)
@@ -109,8 +110,8 @@ class RegisterFile(wiring.Component):
         io_swap = self.io_swap
         exe_swap_row = self._swap_row(m, self.w_addr, swap_sel, "exe_swap_row")
         io_swap_row = self._swap_row(m, self.io_addr, ~swap_sel, "io_swap_row")
-        # the IO side waits only for a writeback into the same memory
-        m.d.comb += self.io_ready.eq(~(exe_we & (exe_swap == io_swap)))
+        io_fire = self.io_valid & self.io_slot
+        m.d.comb += self.io_ready.eq(self.io_slot)
 
         general_ports, swap_ports = [], []
         for general, swap in zip(self.copies, self.swap_copies):
@@ -121,16 +122,16 @@ class RegisterFile(wiring.Component):
             with m.If(exe_we & ~exe_swap):
                 m.d.comb += [gp.addr.eq(self.w_addr), gp.data.eq(self.w_data),
                              gp.en.eq(self.w_mask)]
-            with m.Elif(self.io_valid & ~io_swap):
+            with m.Elif(io_fire & ~io_swap):
                 m.d.comb += [gp.addr.eq(self.io_addr), gp.data.eq(self.io_data), gp.en.eq(0b111)]
             with m.If(exe_we & exe_swap):
                 m.d.comb += [sp.addr.eq(exe_swap_row), sp.data.eq(self.w_data),
                              sp.en.eq(self.w_mask)]
-            with m.Elif(self.io_valid & io_swap):
+            with m.Elif(io_fire & io_swap):
                 m.d.comb += [sp.addr.eq(io_swap_row), sp.data.eq(self.io_data), sp.en.eq(0b111)]
 
         exe_general = exe_we & ~exe_swap
-        io_general = ~exe_general & self.io_valid & ~io_swap
+        io_general = io_fire & ~io_swap
         for copy, addr, out, name in ((0, self.ra_addr, self.ra_data, "a"),
                                       (1, self.rb_addr, self.rb_data, "b")):
             general_rp = self.copies[copy].read_port()
