@@ -452,11 +452,11 @@ class Core(wiring.Component):
         # the register's outlook is unknown
         is_div_x = Signal()
         m.d.comb += is_div_x.eq(i_class.div & i_dec.wmask[2])
-        # The planes take a cycle's issue a cycle late, from registers (``issue_event``): the
-        # issue decision then drives a dozen flip-flops instead of every plane bit (its fan-out
-        # to ~500 plane bits was the largest failing group of the routed 4-core top). A view
-        # looked up meanwhile adds the event to what the planes say. Likewise an outlook
-        # reaches its planes a cycle after it is worked out (``outlook_event``).
+        # The planes take a cycle's issue a cycle late, from registers (the event, ``ev_*``):
+        # the issue decision then drives a dozen flip-flops instead of every plane bit (its
+        # fan-out to ~500 plane bits was the largest failing group of the routed 4-core top).
+        # A view looked up meanwhile adds the event to what the planes say. Likewise an outlook
+        # reaches its planes a cycle after it is worked out (``od_*``).
         ev_valid = Signal()             # a write issued last cycle ...
         ev_dst = Signal(8)              # ... to this register
         ev_rank = Signal(LATENCY_RANK_BITS)
@@ -487,14 +487,19 @@ class Core(wiring.Component):
             bypass = i_dec.latency == 1
             return Mux(bypass, (dst == addr) & (i_dec.wmask != 0), from_ring)
 
-        def count_next(count, addr, issues_to):
-            """The number of writes in flight to ``addr`` after this cycle (``count``: what
-            the planes say; the event is not in them yet)."""
-            return (count + event_to(addr) + issues_to - lands_now(addr))[:2]
-
         def event_to(addr):
             """Last cycle's write issued to register ``addr`` (not in the planes yet)."""
             return ev_valid & (ev_dst == addr)
+
+        def count_step(count, addr):
+            """``count`` (what the planes say of ``addr``) after this cycle's plane update:
+            the event in, the landing write out."""
+            return (count + event_to(addr) - lands_now(addr))[:2]
+
+        def count_next(count, addr, issues_to):
+            """The number of writes in flight to ``addr`` after this cycle (``count``: what
+            the planes say), with the write issued now (``issues_to``)."""
+            return (count_step(count, addr) + issues_to)[:2]
 
         def outlook_for(addr):
             """The outlook worked out this cycle is that of register ``addr``."""
@@ -519,12 +524,12 @@ class Core(wiring.Component):
             a_waits = dec.reads_a & is_pending(view.a_count, view.a_hit)
             b_waits = dec.reads_b & is_pending(view.b_count, view.b_hit)
             if not self.alu_forwarding:
-                # the ALU takes its operands from I's registers only: it waits for the cycle
-                # after the landing
-                alu = (dec.kind == Kind.ALU) | (dec.kind == Kind.BRANCH)
-                a_waits = dec.reads_a & Mux(alu, view.a_count != 0,
+                # the ALU and the jump compare take I's operand registers only: they wait for
+                # the cycle after the landing
+                from_registers = (dec.kind == Kind.ALU) | (dec.kind == Kind.BRANCH)
+                a_waits = dec.reads_a & Mux(from_registers, view.a_count != 0,
                                             is_pending(view.a_count, view.a_hit))
-                b_waits = dec.reads_b & Mux(alu, view.b_count != 0,
+                b_waits = dec.reads_b & Mux(from_registers, view.b_count != 0,
                                             is_pending(view.b_count, view.b_hit))
             is_branch = dec.kind == Kind.BRANCH
             # DIV outlook: a lane-x jump against B.x = 0 decided from the outlook of SRC1's DIV
@@ -569,9 +574,6 @@ class Core(wiring.Component):
             landing, the outlook due: the same rules as the planes' below)."""
             view = PlaneView(view)
             stepped = Signal(PlaneView)
-
-            def count_step(count, addr):
-                return (count + event_to(addr) - lands_now(addr))[:2]
             od_to = od_valid & (od_dst == src1)
             m.d.comb += [
                 stepped.a_count.eq(count_step(view.a_count, src1)),

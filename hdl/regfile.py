@@ -20,7 +20,7 @@ which enables the IO side's skid buffer, is a flip-flop).
 Read data appears one cycle after the address; a write in the same cycle as the read is seen
 (transparent read ports; the general memory's bypass is built here, from the EXE and IO
 writes side by side: Yosys' own, behind the write port's multiplexers, was the 1-core top's
-longest path).
+longest path in ``bench.paths``' estimate).
 """
 
 from amaranth import Module, Signal, Mux, Cat, unsigned
