@@ -454,7 +454,8 @@ class Core(wiring.Component):
         m.d.comb += is_div_x.eq(i_class.div & i_dec.wmask[2])
         # The planes take a cycle's issue a cycle late, from registers (the event, ``ev_*``):
         # the issue decision then drives a dozen flip-flops instead of every plane bit (its
-        # fan-out to ~500 plane bits was the largest failing group of the routed 4-core top).
+        # fan-out to the 8 planes of 86 bits was the largest failing group of the routed
+        # 4-core top).
         # A view looked up meanwhile adds the event to what the planes say. Likewise an outlook
         # reaches its planes a cycle after it is worked out (``od_*``).
         ev_valid = Signal()             # a write issued last cycle ...

@@ -71,17 +71,16 @@ class SharedDivider(wiring.Component):
         request_a = Signal(VectorLayout, reset_less=True)
         request_b = Signal(VectorLayout, reset_less=True)
         request_tag = Signal.like(unit.i_tag, reset_less=True)
-        m.d.sync += request_valid.eq(0)
+        request_next = Signal()         # the client whose turn it is sends a DIV now
+        m.d.sync += request_valid.eq(request_next)
         # A client's ready is a flip-flop of its own, worked out a cycle ahead from what the
         # turn, the request register and the divider's ready will be (it feeds the client's
         # issue decision, in a core elsewhere on the chip): ready = the divider's o_ready, the
         # client's turn and no request in the register (o_ready answers for that request a
         # cycle late).
-        request_next = Signal()
         for k, client in enumerate(self.client):
             with m.If(turn == k):
-                m.d.sync += [request_valid.eq(client.valid), request_a.eq(client.a),
-                             request_b.eq(client.b), request_tag.eq(k)]
+                m.d.sync += [request_a.eq(client.a), request_b.eq(client.b), request_tag.eq(k)]
                 m.d.comb += request_next.eq(client.valid)
         for k, client in enumerate(self.client):
             ready = Signal(name=f"ready{k}", init=int(k == 0))
