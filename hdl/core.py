@@ -59,7 +59,7 @@ from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, 
                      BANKS, BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
                      AddrOp, JumpFunc)
 from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
-from hdl.regfile import RegisterFile, in_swap_bank
+from hdl.regfile import RegisterFile, SwapWrite, swap_write, in_swap_bank
 from hdl.valu import VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook
@@ -98,13 +98,13 @@ class WritebackTag(data.Struct):
     """Where an operation's result goes (kept with the write-port reservations)."""
     addr: 8
     wmask: 3
-    swap: 1               # addr is a swap register (for the register file's write ports)
+    swap: SwapWrite       # (for the register file's swap write port)
 
 
 class IoWrite(data.Struct):
     """An IO row on its way to the register file, with its ``io_swap``."""
     row: IoRow
-    swap: 1
+    swap: SwapWrite
 
 
 class ScoreboardView(data.Struct):
@@ -297,7 +297,7 @@ class Core(wiring.Component):
         m.submodules.io_rows = io_rows = SkidBuffer(IoWrite)
         m.d.comb += [io_rows.i.valid.eq(self.io_valid), io_rows.i.payload.row.addr.eq(self.io_addr),
                      io_rows.i.payload.row.data.eq(self.io_data),
-                     io_rows.i.payload.swap.eq(in_swap_bank(self.io_addr)),
+                     io_rows.i.payload.swap.eq(swap_write(self.io_addr)),
                      self.io_ready.eq(io_rows.i.ready),
                      rf.io_valid.eq(io_rows.o.valid), rf.io_addr.eq(io_rows.o.payload.row.addr),
                      rf.io_data.eq(io_rows.o.payload.row.data),
@@ -824,7 +824,7 @@ class Core(wiring.Component):
         # --- into the vector ALU ---------------------------------------------------------------
         tag = Signal(WritebackTag)
         m.d.comb += [tag.addr.eq(i_dec.dst[:8]), tag.wmask.eq(Mux(i_writes, i_dec.wmask, 0)),
-                     tag.swap.eq(in_swap_bank(i_dec.dst[:8]))]
+                     tag.swap.eq(swap_write(i_dec.dst[:8]))]
         type2_a = Signal(VectorLayout)
         m.d.comb += type2_a.x.eq(i_dec.imm)
         # A as the ALU sees it: the forwarding multiplexer comes last (after the choice of
@@ -869,7 +869,7 @@ class Core(wiring.Component):
         # cycle longer, never too short
         swap_written = (count_lo | count_hi)[BANK_SWAP.first:BANK_SWAP.last + 1] != 0
         m.d.sync += swap_idle.eq(~swap_written & ~(ev_valid & in_swap_bank(ev_dst))
-                                 & ~(issued_write & tag.swap))
+                                 & ~(issued_write & tag.swap.hit))
         for bit, plane in enumerate(latency_planes):
             m.d.sync += plane.eq(Mux(ev_rank[bit], plane | issued, plane & ~issued))
         m.d.sync += [od_valid.eq(outlook_due), od_dst.eq(outlook_dst),

@@ -24,13 +24,13 @@ longest path in ``bench.paths``' estimate).
 """
 
 from amaranth import Module, Signal, Mux, Cat, unsigned
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import VectorLayout, BANK_CONFIG, BANK_SWAP, BANK_OUTPUT
 
-__all__ = ["RegisterFile", "in_swap_bank"]
+__all__ = ["RegisterFile", "SwapWrite", "swap_write", "in_swap_bank"]
 
 GENERAL_ROWS = 128
 SWAP_ROWS = 48
@@ -43,16 +43,30 @@ def in_swap_bank(addr):
     return Cat(addr == r for r in range(BANK_SWAP.first, BANK_SWAP.last + 1)).any()
 
 
+class SwapWrite(data.Struct):
+    """Where a write lands in the swap memory, worked out by the writer a cycle or more ahead
+    (the swap memory's write pins reach ~150 LUT RAMs: their address and enables come from
+    flip-flops through a gate or two, not through the register-number arithmetic)."""
+    hit: 1              # the register is in the swap bank
+    offset: 5           # register - 42: the row in either copy is this plus the copy's base
+
+
+def swap_write(addr):
+    """The ``SwapWrite`` of a write to register ``addr``."""
+    return Cat(in_swap_bank(addr), (addr - BANK_SWAP.first)[:5])
+
+
 class RegisterFile(wiring.Component):
     """Ports (addresses are register numbers 0-131):
 
     * ``ra_addr``/``ra_data``, ``rb_addr``/``rb_data``: read ports; data one cycle later.
     * ``w_en``, ``w_addr``, ``w_mask`` (bit 2 = x .. bit 0 = z), ``w_data``: EXE writeback; the
-      bank rules (config and output read-only to EXE) are applied here. ``w_swap``: ``w_addr``
-      is a swap register (``in_swap_bank``), worked out by the writer a cycle or more ahead.
+      bank rules (config and output read-only to EXE) are applied here. ``w_swap``:
+      ``swap_write(w_addr)``, worked out by the writer a cycle or more ahead.
     * ``io_valid``, ``io_addr`` (0-63), ``io_data``, ``io_ready``: the IO side writes a config row
       or a row of the swap copy EXE does not see; ``io_swap`` likewise; ``io_ready`` =
-      ``io_slot`` (the caller promises no EXE write in that cycle).
+      ``io_slot``: the caller promises no EXE write in that cycle, so ``io_slot`` (a flip-flop)
+      alone chooses which side a write port serves.
     * ``flip``: exchange the swap copies. ``swap_sel``: the copy EXE sees.
     """
     ra_addr: In(8)
@@ -63,11 +77,11 @@ class RegisterFile(wiring.Component):
     w_addr: In(8)
     w_mask: In(3)
     w_data: In(VectorLayout)
-    w_swap: In(1)
+    w_swap: In(SwapWrite)
     io_valid: In(1)
     io_addr: In(6)
     io_data: In(VectorLayout)
-    io_swap: In(1)
+    io_swap: In(SwapWrite)
     io_slot: In(1)
     io_ready: Out(1)
     flip: In(1)
@@ -89,9 +103,13 @@ class RegisterFile(wiring.Component):
         return self.copies, addr
 
     @staticmethod
-    def _swap_row(m, addr, copy, name):
+    def _swap_row(m, offset, copy, name):
+        """The row of the register ``offset`` past the swap bank's first in copy ``copy``."""
+        # the copy's base (24 = 3 << 3) only adds to offset bits 4:3 (0-21: at most 2): one
+        # LUT per row bit from the offset's flip-flops
+        assert _COPY_STRIDE == 3 << 3
         row = Signal(6, name=name)
-        m.d.comb += row.eq(Mux(copy, _COPY_STRIDE, 0) + (addr - BANK_SWAP.first))
+        m.d.comb += row.eq(Cat(offset[:3], offset[3:5] + Mux(copy, 3, 0)))
         return row
 
     def elaborate(self, platform):
@@ -106,12 +124,13 @@ class RegisterFile(wiring.Component):
 
         exe_writable = (self.w_addr > BANK_CONFIG.last) & (self.w_addr < BANK_OUTPUT.first)
         exe_we = self.w_en & exe_writable & (self.w_mask != 0)
-        exe_swap = self.w_swap
-        io_swap = self.io_swap
-        exe_swap_row = self._swap_row(m, self.w_addr, swap_sel, "exe_swap_row")
-        io_swap_row = self._swap_row(m, self.io_addr, ~swap_sel, "io_swap_row")
-        io_fire = self.io_valid & self.io_slot
-        m.d.comb += self.io_ready.eq(self.io_slot)
+        exe_swap = self.w_swap.hit
+        io_swap = self.io_swap.hit
+        exe_swap_row = self._swap_row(m, self.w_swap.offset, swap_sel, "exe_swap_row")
+        io_swap_row = self._swap_row(m, self.io_swap.offset, ~swap_sel, "io_swap_row")
+        io_slot = self.io_slot
+        io_fire = self.io_valid & io_slot
+        m.d.comb += self.io_ready.eq(io_slot)
 
         general_ports, swap_ports = [], []
         for general, swap in zip(self.copies, self.swap_copies):
@@ -119,16 +138,19 @@ class RegisterFile(wiring.Component):
             sp = swap.write_port(granularity=32)
             general_ports.append(gp)
             swap_ports.append(sp)
-            with m.If(exe_we & ~exe_swap):
+            # each port serves the IO side in io_slot cycles and EXE in the others: the
+            # address and data multiplexers are chosen by a flip-flop, not by the writes'
+            # enables
+            with m.If(io_slot):
+                m.d.comb += [gp.addr.eq(self.io_addr), gp.data.eq(self.io_data),
+                             gp.en.eq(Mux(self.io_valid & ~io_swap, 0b111, 0)),
+                             sp.addr.eq(io_swap_row), sp.data.eq(self.io_data),
+                             sp.en.eq(Mux(self.io_valid & io_swap, 0b111, 0))]
+            with m.Else():
                 m.d.comb += [gp.addr.eq(self.w_addr), gp.data.eq(self.w_data),
-                             gp.en.eq(self.w_mask)]
-            with m.Elif(io_fire & ~io_swap):
-                m.d.comb += [gp.addr.eq(self.io_addr), gp.data.eq(self.io_data), gp.en.eq(0b111)]
-            with m.If(exe_we & exe_swap):
-                m.d.comb += [sp.addr.eq(exe_swap_row), sp.data.eq(self.w_data),
-                             sp.en.eq(self.w_mask)]
-            with m.Elif(io_fire & io_swap):
-                m.d.comb += [sp.addr.eq(io_swap_row), sp.data.eq(self.io_data), sp.en.eq(0b111)]
+                             gp.en.eq(Mux(exe_we & ~exe_swap, self.w_mask, 0)),
+                             sp.addr.eq(exe_swap_row), sp.data.eq(self.w_data),
+                             sp.en.eq(Mux(self.w_en & exe_swap, self.w_mask, 0))]
 
         exe_general = exe_we & ~exe_swap
         io_general = io_fire & ~io_swap
@@ -149,7 +171,8 @@ class RegisterFile(wiring.Component):
                     Mux(bypass_lanes[bit], getattr(bypass_row, lane),
                         general_rp.data[32 * bit:32 * (bit + 1)]))
             m.d.comb += [general_rp.addr.eq(addr[:7]),
-                         swap_rp.addr.eq(self._swap_row(m, addr, swap_sel, f"{name}_swap_row"))]
+                         swap_rp.addr.eq(self._swap_row(m, (addr - BANK_SWAP.first)[:5], swap_sel,
+                                                        f"{name}_swap_row"))]
             from_swap = Signal(name=f"{name}_from_swap")
             reads_zero = Signal(name=f"{name}_reads_output_bank")
             m.d.sync += [from_swap.eq(in_swap_bank(addr)), reads_zero.eq(addr >= BANK_OUTPUT.first)]
