@@ -9,7 +9,10 @@ steps continue from. Exact tricks that keep those first steps cheap:
 * Before step i the partial remainder is below min(|b|, 2**(48 - i)), so step i compares a
   (49 - i)-bit number: the first 18 steps use 1..18-bit subtractors plus "is |b| wider than
   that" (an OR of the divisor's high bits) instead of 33-bit ones; no step needs more than 33 bits
-  because the remainder is always below |b| <= 2**31.
+  because the remainder is always below |b| <= 2**31. Those ORs (of up to 31 bits: three LUT
+  levels) are worked out a stage ahead and registered (``wider<width>``): in the step they were
+  in front of the remainder's select, and the narrow stages held the routed 4-core top's worst
+  divider paths.
 * The low 17 dividend bits are zero, so nothing but the unconsumed bits of |a| travel down the
   pipe; quotient bits 48..31 are never stored, bits 30..0 enter as the dividend bits leave.
 * b = 0 needs no special path: every step then "fits"; the last division stage registers
@@ -70,10 +73,21 @@ class Divider(wiring.Component):
         def register(stage, **values):
             return register_stage(m, stage, values)
 
+        def width_of(i):
+            """How many bits step i compares (the shifted remainder's width)."""
+            return min(DIVIDEND_BITS - i, 32)
+
+        def wider_flags(divisor, steps):
+            """``wider<w>``: |b| has a bit at w or above, for the steps of ``steps`` comparing
+            w < 32 bits (the cycle before they need it)."""
+            return {f"wider{width_of(i)}": divisor[width_of(i):].any()
+                    for i in steps if width_of(i) < 32}
+
         def step(state, i):
             """Restoring-division step for quotient bit i (48 .. 0)."""
             rem, divisor = state["rem"], state["divisor"]
             width = len(rem) + 1                 # the shifted remainder's width
+            assert width == width_of(i)
             if i >= SCALE:
                 a_rest = state["a_rest"]         # |a| bits i-17 .. 0; the top one comes in now
                 shifted = Cat(a_rest[-1], rem)
@@ -84,7 +98,7 @@ class Divider(wiring.Component):
             m.d.comb += difference.eq(shifted - divisor[:width])
             fits = ~difference[width]
             if width < 32:
-                fits &= ~divisor[width:].any()
+                fits &= ~state.pop(f"wider{width}")
             new_rem = Signal(min(width, 31), name=f"rem{i}")
             m.d.comb += new_rem.eq(Mux(fits, difference[:width], shifted))
             state["rem"] = new_rem
@@ -94,6 +108,7 @@ class Divider(wiring.Component):
 
         steps = list(range(DIVIDEND_BITS - 1, -1, -1))
         head, steps = steps[:len(steps) % k], steps[len(steps) % k:]
+        groups = [steps[g:g + k] for g in range(0, len(steps), k)]
 
         # stage 1: magnitudes, and the narrowest steps when 49 is not a multiple of k
         a, b = self.i_a, self.i_b
@@ -105,18 +120,21 @@ class Divider(wiring.Component):
             "rem": Const(0, 0),
             "quotient": Const(0, 0),
         }
+        state.update(wider_flags(state["divisor"], head + groups[0]))
         for i in head:
             state = step(state, i)
         stage = 1
         state = register(stage, **state)
 
-        for group in range(0, len(steps), k):
-            for i in steps[group:group + k]:
+        for n, group in enumerate(groups):
+            for i in group:
                 state = step(state, i)
+            if n + 1 < len(groups):
+                state.update(wider_flags(state["divisor"], groups[n + 1]))
             stage += 1
             # the remainder is dead after the last step and so are the consumed |a| bits; the
             # output stage needs only "b = 0" (1 flip-flop, and off its critical path)
-            if group + k == len(steps):
+            if n + 1 == len(groups):
                 del state["rem"]
                 state["divide_by_zero"] = state.pop("divisor") == 0
             if len(state["a_rest"]) == 0:
