@@ -24,17 +24,23 @@ from amaranth.lib.wiring import In, Out
 from hdl.divider import Divider, divider_latency
 from hdl.isa import VectorLayout
 
-__all__ = ["SerialDivider", "serial_divider_latency", "divider_passes"]
+__all__ = ["SerialDivider", "serial_divider_latency", "divider_passes", "uniform_operands"]
 
 
 def serial_divider_latency(bits_per_stage):
     return divider_latency(bits_per_stage) + 2
 
 
+def uniform_operands(a, b):
+    """A DIV of operand lanes ``a``, ``b`` ((x, y, z): integers or Amaranth values) is one
+    pass: a.x = a.y = a.z and b.x = b.y = b.z."""
+    return (a[0] == a[1]) & (a[0] == a[2]) & (b[0] == b[1]) & (b[0] == b[2])
+
+
 def divider_passes(a, b):
     """How many cycles a DIV of operand vectors ``a``, ``b`` occupies the divider's input
     (the reference for ``o_ready``): 1 for uniform operands, else 3."""
-    return 1 if len(set(a)) == 1 and len(set(b)) == 1 else 3
+    return 1 if uniform_operands(a, b) else 3
 
 
 class SerialDivider(wiring.Component):
@@ -48,7 +54,7 @@ class SerialDivider(wiring.Component):
         super().__init__({
             "i_valid": In(1), "i_a": In(VectorLayout), "i_b": In(VectorLayout),
             "i_tag": In(tag_width),
-            "o_ready": Out(1), "o_ready_next": Out(1), "o_valid": Out(1), "o_q": Out(VectorLayout),
+            "o_ready": Out(1), "o_valid": Out(1), "o_q": Out(VectorLayout),
             "o_tag": Out(tag_width),
         })
 
@@ -61,25 +67,25 @@ class SerialDivider(wiring.Component):
         passes_left = Signal(2)
         held_a = Signal(64, reset_less=True)        # (y, z), y in the low word
         held_b = Signal(64, reset_less=True)
-        uniform = (a.x == a.y) & (a.x == a.z) & (b.x == b.y) & (b.x == b.z)
+        uniform = uniform_operands((a.x, a.y, a.z), (b.x, b.y, b.z))
         # ready = (passes_left == 0), kept as its own flip-flop: it feeds the core's issue
         # decision
-        # (``o_ready_next``: what ``o_ready`` will be next cycle, for a user that registers it)
         ready = Signal(init=1)
-        m.d.comb += [self.o_ready.eq(ready), self.o_ready_next.eq(ready)]
-        m.d.sync += ready.eq(self.o_ready_next)
+        ready_next = Signal()
+        m.d.comb += [self.o_ready.eq(ready), ready_next.eq(ready)]
+        m.d.sync += ready.eq(ready_next)
         with m.If(passes_left == 0):
             m.d.comb += [unit.i_valid.eq(self.i_valid), unit.i_a.eq(a.x), unit.i_b.eq(b.x),
                          unit.i_tag.eq(Cat(self.i_tag, uniform))]
             m.d.sync += [held_a.eq(Cat(a.y, a.z)), held_b.eq(Cat(b.y, b.z))]
             with m.If(self.i_valid & ~uniform):
                 m.d.sync += passes_left.eq(2)
-                m.d.comb += self.o_ready_next.eq(0)
+                m.d.comb += ready_next.eq(0)
         with m.Else():
             m.d.comb += [unit.i_a.eq(held_a[:32]), unit.i_b.eq(held_b[:32])]
             m.d.sync += [passes_left.eq(passes_left - 1),
                          held_a.eq(held_a[32:]), held_b.eq(held_b[32:])]
-            m.d.comb += self.o_ready_next.eq(passes_left == 1)
+            m.d.comb += ready_next.eq(passes_left == 1)
 
         # output side: quotient, tag and broadcast delayed by one and by two cycles
         tag_width = self.tag_width

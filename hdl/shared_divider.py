@@ -1,41 +1,50 @@
-"""One DIV unit (``hdl.serial_divider.SerialDivider``) for several vector ALUs, by turns.
+"""One lane divider (``hdl.divider.Divider``) for the DIVs of several vector ALUs, in time slots.
 
 The divider is a sixth of a core's logic (a pipelined 49-step divider, ~3k LUT4-equivalents and
-2k flip-flops on ECP5) and MAIN issues three DIVs per ray-triangle test of ~27 cycles, so two
+2k flip-flops on ECP5) and MAIN issues three DIVs per ray-triangle test of ~30 cycles, so two
 cores can share one: the GPU's default (``Gpu(shared_dividers=True)``), what makes room for four
 cores on the ULX3S-85F.
 
-Turns: client ``k`` may send a DIV in the cycles where ``turn == k`` (a counter: 0, 1, ...,
-clients - 1, 0, ...) and the divider takes one (``ready``: the shared divider's ``o_ready`` -
-a DIV of non-uniform operands keeps the next one out for two cycles - and the turn). Both are
-flip-flops, so a client's issue decision does not depend on another client's in the same cycle.
-A DIV's quotient comes back to its client only (``result_valid``), exactly ``latency`` cycles
-after it was sent, like from a divider of its own: the issuer's write-port reservation holds.
+**Slots.** The divider takes one lane per cycle, from its clients in turn: with ``slots`` = S,
+client ``k`` may send a DIV in the cycles t with t mod S = k (its *slot*), the lane enters the
+divider in the next cycle (from the client's request register). A DIV of **uniform operands**
+(a.x = a.y = a.z and b.x = b.y = b.z: every DIV of MAIN) is one pass, its quotient goes to all
+three lanes. Any other DIV sends lanes y and z through in the client's next two slots, which
+the client then cannot use: ``ready`` is low in them.
 
-The request (valid, operands, client) is registered where it arrives, so the route from a
-client in another part of the chip ends in a flip-flop, not in the divider's uniform-operand
-check and its ``passes_left``: ``latency`` is the divider's + 1
-(``shared_divider_latency``). That check thus happens a cycle after the DIV was sent, so
-``ready`` is low for every client in the cycle after any DIV (with two clients taking turns,
-that only costs the other client its turn).
+So whether a client may send depends on nothing but its own slot count and its own DIVs: its
+``ready`` is a flip-flop worked out from those a cycle ahead, next to the client (it feeds the
+core's issue decision; what another core issued never reaches it), and its request register
+loads in every slot it is ready in, DIV or not (the enable is that flip-flop, not the issue).
+
+A DIV sent in cycle t comes back to its client only (``result_valid``), in cycle
+t + ``latency`` = t + 1 (request register) + the divider's latency + 2 S (lane z enters 2 S
+cycles after lane x; lanes x and y wait for it in a delay line), whatever its operands: the
+issuer's write-port reservation holds. ``latency`` depends on S, not on how many clients are
+connected (``shared_divider_latency``): every vector ALU of a GPU has the same DIV latency.
 
 ``divider_link()`` is the signature of one client's connection, from the client's side (the
 vector ALU: ``VectorALU(dividers=0)``, through ``Core`` and ``ShaderCore`` as their ``div``).
 """
 
-from amaranth import Module, Mux, Signal
+from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hdl.divider import Divider, divider_latency
 from hdl.isa import VectorLayout
-from hdl.serial_divider import SerialDivider, serial_divider_latency
+from hdl.serial_divider import uniform_operands
 
-__all__ = ["SharedDivider", "divider_link", "shared_divider_latency"]
+__all__ = ["SharedDivider", "divider_link", "shared_divider_latency", "DIVIDER_SLOTS"]
+
+#: slots of the GPU's shared dividers: two cores share one
+DIVIDER_SLOTS = 2
 
 
-def shared_divider_latency(bits_per_stage):
-    """Cycles from a client's DIV to its quotient: the request register + the divider."""
-    return serial_divider_latency(bits_per_stage) + 1
+def shared_divider_latency(bits_per_stage, slots=DIVIDER_SLOTS):
+    """Cycles from a client's DIV to its quotient: the request register, the divider, and
+    the 2 S cycles lane z enters after lane x."""
+    return 1 + divider_latency(bits_per_stage) + 2 * slots
 
 
 def divider_link():
@@ -48,46 +57,96 @@ def divider_link():
 
 
 class SharedDivider(wiring.Component):
-    """Parameters: ``clients`` (1 or more), ``bits_per_stage`` (the divider's). Ports:
-    ``client[k]`` (``In(divider_link())``)."""
+    """Parameters: ``clients`` (1 .. ``slots``), ``slots`` (default ``DIVIDER_SLOTS``),
+    ``bits_per_stage`` (the divider's). Ports: ``client[k]`` (``In(divider_link())``)."""
 
-    def __init__(self, clients, bits_per_stage=2):
-        if clients < 1:
-            raise ValueError(f"clients must be at least 1, got {clients}")
+    def __init__(self, clients, slots=DIVIDER_SLOTS, bits_per_stage=2):
+        if not 1 <= clients <= slots:
+            raise ValueError(f"clients must be 1 .. slots ({slots}), got {clients}")
         self.clients = clients
-        self.unit = SerialDivider(tag_width=(clients - 1).bit_length(),
-                                  bits_per_stage=bits_per_stage)
-        self.latency = shared_divider_latency(bits_per_stage)
+        self.slots = slots
+        self.client_bits = max(1, (slots - 1).bit_length())
+        # the divider's tag: the client and "uniform" (its quotient goes to all three lanes)
+        self.unit = Divider(tag_width=self.client_bits + 1, bits_per_stage=bits_per_stage)
+        self.latency = shared_divider_latency(bits_per_stage, slots)
         super().__init__({"client": In(divider_link()).array(clients)})
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.unit = unit = self.unit
-        turn = Signal(range(self.clients))
-        turn_next = Mux(turn == self.clients - 1, 0, turn + 1)
-        m.d.sync += turn.eq(turn_next)
-        # the request of the client whose turn it is, registered (a DIV was sent: valid)
-        request_valid = Signal()
-        request_a = Signal(VectorLayout, reset_less=True)
-        request_b = Signal(VectorLayout, reset_less=True)
-        request_tag = Signal.like(unit.i_tag, reset_less=True)
-        request_next = Signal()         # the client whose turn it is sends a DIV now
-        m.d.sync += request_valid.eq(request_next)
-        # A client's ready is a flip-flop of its own, worked out a cycle ahead from what the
-        # turn, the request register and the divider's ready will be (it feeds the client's
-        # issue decision, in a core elsewhere on the chip): ready = the divider's o_ready, the
-        # client's turn and no request in the register (o_ready answers for that request a
-        # cycle late).
+        slots = self.slots
+        # the divider's slot counter: the lane of the client whose slot was last cycle enters
+        slot = Signal(range(slots))
+        m.d.sync += slot.eq(Mux(slot == slots - 1, 0, slot + 1))
+
+        lanes_in = []           # per client: (lane valid, a lane, b lane, uniform)
         for k, client in enumerate(self.client):
-            with m.If(turn == k):
-                m.d.sync += [request_a.eq(client.a), request_b.eq(client.b), request_tag.eq(k)]
-                m.d.comb += request_next.eq(client.valid)
+            lanes_in.append(self._request_register(m, k, client))
+
+        entering = Signal(range(slots))     # the client whose lane enters now
+        m.d.comb += entering.eq(Mux(slot == 0, slots - 1, slot - 1))
+        for k, (fresh, a_lane, b_lane, uniform) in enumerate(lanes_in):
+            with m.If(entering == k):
+                m.d.comb += [unit.i_valid.eq(fresh), unit.i_a.eq(a_lane), unit.i_b.eq(b_lane),
+                             unit.i_tag.eq(Cat(Const(k, self.client_bits), uniform))]
+
+        # lane x (or the broadcast quotient) leaves 2 S cycles before lane z, lane y S cycles
+        # before it: a delay line of 2 S stages holds them (lanes y and z leave with valid 0)
+        valid_line, line = [unit.o_valid], [Cat(unit.o_q, unit.o_tag)]
+        for n in range(1, 2 * slots + 1):
+            valid_line.append(Signal(name=f"leaving{n}_valid"))
+            line.append(Signal(len(line[0]), name=f"leaving{n}", reset_less=True))
+            m.d.sync += [valid_line[n].eq(valid_line[n - 1]), line[n].eq(line[n - 1])]
+        valid = valid_line[2 * slots]
+        q_x, client_of = line[2 * slots][:32], line[2 * slots][32:32 + self.client_bits]
+        broadcast = line[2 * slots][-1]
+        q_y, q_z = line[slots][:32], line[0][:32]
         for k, client in enumerate(self.client):
-            ready = Signal(name=f"ready{k}", init=int(k == 0))
-            m.d.sync += ready.eq(unit.o_ready_next & (turn_next == k) & ~request_next)
-            m.d.comb += [client.ready.eq(ready),
-                         client.result_valid.eq(unit.o_valid & (unit.o_tag == k)),
-                         client.result.eq(unit.o_q)]
-        m.d.comb += [unit.i_valid.eq(request_valid), unit.i_a.eq(request_a),
-                     unit.i_b.eq(request_b), unit.i_tag.eq(request_tag)]
+            m.d.comb += [client.result_valid.eq(valid & (client_of == k)),
+                         client.result.x.eq(q_x),
+                         client.result.y.eq(Mux(broadcast, q_x, q_y)),
+                         client.result.z.eq(Mux(broadcast, q_x, q_z))]
         return m
+
+    def _request_register(self, m, k, client):
+        """Client ``k``'s ready, request register and lane sequence; returns what it offers
+        the divider in the cycle its lane enters: (a DIV's first lane, the a and b lanes,
+        uniform)."""
+        slots = self.slots
+        # phase 0: the client's slot. Counted per client (its ready is worked out beside it);
+        # the counters start apart, so synthesis keeps them apart
+        phase = Signal(range(slots), name=f"phase{k}", init=(-k) % slots)
+        phase_next = Mux(phase == slots - 1, 0, phase + 1)
+        m.d.sync += phase.eq(phase_next)
+        own_slot = phase == 0
+        enter_slot = phase == 1 % slots      # the cycle after: its lane enters the divider
+        lanes_owed = Signal(2, name=f"lanes_owed{k}")   # own slots lanes y, z still take
+        ready = Signal(name=f"ready{k}", init=int(k == 0))
+        fresh = Signal(name=f"fresh{k}")                # the register holds a new DIV
+        uniform = Signal(name=f"uniform{k}", reset_less=True)
+        a = Signal(VectorLayout, name=f"request{k}_a", reset_less=True)
+        b = Signal(VectorLayout, name=f"request{k}_b", reset_less=True)
+        sent_uniform = uniform_operands((client.a.x, client.a.y, client.a.z),
+                                        (client.b.x, client.b.y, client.b.z))
+        lanes_owed_next = Signal(2, name=f"lanes_owed{k}_next")
+        m.d.comb += lanes_owed_next.eq(lanes_owed)
+        with m.If(own_slot):
+            with m.If(lanes_owed != 0):
+                m.d.comb += lanes_owed_next.eq(lanes_owed - 1)
+            with m.Elif(client.valid & ~sent_uniform):
+                m.d.comb += lanes_owed_next.eq(2)
+        m.d.sync += lanes_owed.eq(lanes_owed_next)
+        # ready next cycle: its slot, no lanes owed. With two or more slots the cycle before
+        # a slot is not one, so lanes_owed does not change in it: the flip-flop then comes
+        # from flip-flops only (one slot: from this cycle's DIV)
+        owed_then = lanes_owed_next if slots == 1 else lanes_owed
+        m.d.sync += ready.eq((phase_next == 0) & (owed_then == 0))
+        m.d.comb += client.ready.eq(ready)
+        # the register loads in every slot the client is ready in (sent or not: the enable is
+        # a flip-flop), and moves lane y, then z, down into lane x after each lane entered
+        with m.If(own_slot & ready):
+            m.d.sync += [a.eq(client.a), b.eq(client.b), uniform.eq(sent_uniform),
+                         fresh.eq(client.valid)]
+        with m.Elif(enter_slot):
+            m.d.sync += [a.x.eq(a.y), a.y.eq(a.z), b.x.eq(b.y), b.y.eq(b.z), fresh.eq(0)]
+        return fresh, a.x, b.x, uniform

@@ -30,9 +30,10 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
   cycles after it (the issuer must not send a DIV while ``div_ready`` is low). With
   ``dividers=0`` the ALU has no divider: DIVs go out over the ``div`` port to one shared by
-  several ALUs (hdl/shared_divider.py; latency 30: the request is registered where it arrives,
-  the quotient on its way back in;
-  ``div_ready`` is also low while another ALU has the turn).
+  several ALUs in time slots (hdl/shared_divider.py; latency 32: the request is registered
+  where it arrives, lanes y and z follow lane x in the ALU's next two slots, the quotient is
+  registered on its way back in; ``div_ready`` is low outside the ALU's slots and in those
+  slots lanes y and z take).
 * MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 3 + 1 + 31 = 35]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
   With ``serial_sqrt=True`` the square root computes one root bit per cycle
@@ -440,7 +441,12 @@ class VectorALU(wiring.Component):
                              for h, v in zip(pair, sub)]
                 m.d.sync += held_tag.eq(self.i_tag)
             m.d.sync += second.eq(cross_issue)
-            m.d.comb += self.mul_ready.eq(~second)
+            # mul_ready = ~second, a flip-flop of its own: ``second`` also picks the ~200
+            # multiplier operands, and that fan-out's route was in front of the core's issue
+            # decision (stored inverted, so that synthesis does not merge the two)
+            mul_ready = Signal(init=1)
+            m.d.sync += mul_ready.eq(~cross_issue)
+            m.d.comb += self.mul_ready.eq(mul_ready)
             with m.If(second & multiply_issue):
                 m.d.sync += self.collision.eq(1)
             for mul, (a_in, b_in, scaled), (held_a, held_b) in zip(multipliers, lane_inputs,

@@ -1,6 +1,7 @@
 """A divider shared by several vector ALUs (hdl/shared_divider.py) against sim.fixed.div: every
 client sends DIVs whenever it may (and sometimes not), each quotient comes back to its client
-only, exactly ``latency`` cycles later."""
+only, exactly ``latency`` cycles later, and each client's ``ready`` is what its slots and its
+own DIVs say, every cycle."""
 
 import random
 
@@ -24,8 +25,8 @@ def random_div(rng):
     return tuple(word() for _ in range(3)), tuple(word() for _ in range(3))
 
 
-def run_clients(clients, cycles, seed):
-    dut = SharedDivider(clients)
+def run_clients(clients, cycles, seed, slots=2):
+    dut = SharedDivider(clients, slots)
     rng = random.Random(seed)
     sent = []            # (client, cycle, a, b)
     received = []        # (client, cycle, quotient vector)
@@ -59,26 +60,27 @@ def run_clients(clients, cycles, seed):
     want = [(k, cycle + dut.latency, tuple(fx.div(x, y) for x, y in zip(a, b)))
             for k, cycle, a, b in sent]
     assert received == want
-    # ready exactly when the client may send: its turn (cycle mod clients), no DIV sent in the
-    # cycle before (it is in the request register), and the divider not busy with the lanes
-    # of a DIV of non-uniform operands sent two or three cycles before
-    sent_at = {cycle: a != (a[0],) * 3 or b != (b[0],) * 3 for _, cycle, a, b in sent}
+    # ready exactly when the client may send: its slot (cycle mod slots), and lanes y and z of
+    # a DIV of non-uniform operands it sent one or two slots before not in them
+    three_pass = {(k, cycle) for k, cycle, a, b in sent if a != (a[0],) * 3 or b != (b[0],) * 3}
     for cycle, ready in readies:
-        free = (cycle - 1 not in sent_at and not sent_at.get(cycle - 2)
-                and not sent_at.get(cycle - 3))
-        assert ready == [int(cycle % clients == k and free) for k in range(clients)], cycle
+        want = [int(cycle % slots == k and (k, cycle - slots) not in three_pass
+                    and (k, cycle - 2 * slots) not in three_pass) for k in range(clients)]
+        assert ready == want, cycle
     return sent
 
 
-@pytest.mark.parametrize("clients", [1, 2, 3])
-def test_shared_divider_serves_each_client_its_own_quotients(clients):
-    sent = run_clients(clients, 400, seed=40 + clients)
-    for k in range(clients):                          # every client got its turns
-        assert sum(1 for c, *_ in sent if c == k) > 400 // (4 * clients)
+@pytest.mark.parametrize("clients, slots", [(1, 2), (2, 2), (1, 1), (3, 3)])
+def test_shared_divider_serves_each_client_its_own_quotients(clients, slots):
+    sent = run_clients(clients, 400, seed=40 + clients, slots=slots)
+    for k in range(clients):                          # every client got its slots
+        assert sum(1 for c, *_ in sent if c == k) > 400 // (4 * slots)
     # a DIV of non-uniform operands keeps the divider for three cycles
     assert any(len(set(a)) > 1 for _, _, a, _ in sent)
 
 
 def test_shared_divider_needs_a_client():
-    with pytest.raises(ValueError, match="clients must be at least 1"):
+    with pytest.raises(ValueError, match=r"clients must be 1 \.\. slots \(2\), got 0"):
         SharedDivider(0)
+    with pytest.raises(ValueError, match=r"clients must be 1 \.\. slots \(2\), got 3"):
+        SharedDivider(3)
