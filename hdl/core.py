@@ -703,20 +703,25 @@ class Core(wiring.Component):
         # The issue decision as one sum of products of flip-flops (the class flags, the
         # scoreboard view, the stack and memory sequencer state): it drives the enables of
         # every stage behind I, so it is kept a few gates deep.
+        # Each class's own condition is a kept wire of a few flip-flops (unkept, ABC chained
+        # the ~25 inputs six LUTs deep, ``bench.paths``), ORed last.
         c = i_class
         ok = i_valid & ~error
         free = ok & ~i_sb.blocked               # (no hazard, the write port free if needed)
-        go_alu = c.alu & ~unit_busy
+        go_alu = Signal(attrs=KEEP)             # an ALU operation whose unit is free
         # the only FC errors THEIA code can raise are those of CALL and RET, which always jump:
         # known from the stack state alone, so the compare of a conditional jump reaches only
         # the redirect, not the issue
         go_flow = c.flow
         stack_fault = (c.call & fc.addr_full) | (c.ret & fc.addr_empty)
+        go_jump = Signal(attrs=KEEP)            # a flow-control instruction without a fault
         mem_fault = (c.tm | c.om) & mem_checked & mem_bad
-        go_mem = mem_checked & ~mem_bad & mem_done & (c.om | c.tm)
+        go_mem = Signal(attrs=KEEP)             # a memory instruction whose lanes are done
+        m.d.comb += [go_alu.eq(c.alu & ~unit_busy), go_jump.eq(go_flow & ~stack_fault),
+                     go_mem.eq(mem_checked & ~mem_bad & mem_done & (c.om | c.tm))]
         m.d.comb += [
             i_issue.eq((ok & c.returns & swap_idle)
-                       | (free & (c.plain | go_alu | (go_flow & ~stack_fault) | go_mem))),
+                       | (free & (c.plain | go_alu | go_jump | go_mem))),
             alu_go.eq(free & (go_alu | (go_flow & c.ret) | (go_mem & c.tm))),
             fc.valid.eq(free & go_flow),
             fault.eq(ok & (c.fetch_fault | c.illegal
@@ -724,7 +729,7 @@ class Core(wiring.Component):
             fault_code.eq(Mux(c.fetch_fault, CoreError.FETCH,
                               Mux(c.illegal, CoreError.ILLEGAL_INSTRUCTION,
                                   Mux(c.flow, CoreError.STACK, CoreError.MEMORY)))),
-            redirect.eq(free & go_flow & ~stack_fault & fc.jump),
+            redirect.eq(free & go_jump & fc.jump),
             redirect_pc.eq(fc.next_pc),
         ]
 
