@@ -70,9 +70,13 @@ def ecp5_pll(freq_mhz, fin_mhz=OSC_MHZ):
 #: are about a third of a core's logic; with them four cores do not fit the 85F. MAIN's DIVs have
 #: uniform operands and still issue one per cycle; MAIN costs 1.3 % more cycles (latency 28).
 BOARD_DIVIDERS = 1
-#: ... and each pair of cores shares that one (hdl/shared_divider.py, taking turns): two dividers
-#: for four cores, a sixth of a core's logic saved per core
+#: ... and each pair of cores shares that one (hdl/shared_divider.py, in time slots): two
+#: dividers for four cores, a sixth of a core's logic saved per core
 BOARD_SHARED_DIVIDERS = True
+#: the texture store's readers and the output store's writers take fixed turns
+#: (hdl/arbiter.py ``SlotArbiter``): the round-robin choice from every requester's valid to
+#: every skid buffer's enable crossed the chip (the routed 4-core top's arbiter paths)
+BOARD_SLOTTED_PORTS = True
 #: the MAG square root one root bit per cycle (hdl/serial_sqrt.py): a sixth of the pipelined
 #: one's logic; MAG is once per pixel in the default firmware
 BOARD_SERIAL_SQRT = True
@@ -95,8 +99,9 @@ BOARD_CORE_PARAMS = {"dividers": BOARD_DIVIDERS, "serial_sqrt": BOARD_SERIAL_SQR
 
 def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
-    ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, the serial square root,
-    CROSS in two passes over three multipliers, SIMPLE in two cycles, user RAM and swap
+    ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, slotted store ports, the
+    serial square root, CROSS in two passes over three multipliers, SIMPLE in two cycles, user
+    RAM and swap
     memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 6 leave 47, for 7 per
     core: the general registers' two copies (6) and the firmware ROM (1))."""
     from hdl.gpu import Gpu
@@ -104,7 +109,7 @@ def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
         from firmware.rom import default_rom
         rom = default_rom()
     return Gpu(rom, cores=cores, shared_dividers=BOARD_SHARED_DIVIDERS, **BOARD_CORE_PARAMS,
-               narrow_stores=True, lut_memories=True,
+               narrow_stores=True, lut_memories=True, slotted_ports=BOARD_SLOTTED_PORTS,
                **limits.gpu_params())
 
 

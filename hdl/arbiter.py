@@ -17,11 +17,11 @@ registered only through the round-robin pointer: cheap on an FPGA for a handful 
 the ready it sees end in flip-flops.)
 """
 
-from amaranth import Module, Signal
+from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["RoundRobinArbiter", "SharedReadPort"]
+__all__ = ["RoundRobinArbiter", "SlotArbiter", "SharedReadPort"]
 
 
 class RoundRobinArbiter(wiring.Component):
@@ -66,6 +66,41 @@ class RoundRobinArbiter(wiring.Component):
         return m
 
 
+class SlotArbiter(wiring.Component):
+    """The ports of ``RoundRobinArbiter``, served in fixed turns: requester ``k`` may pass a
+    request in the cycles t with t mod n = k, whoever else waits. Nothing combines the
+    requesters' ``valid``: a requester's ``ready`` is its slot (a flip-flop of a one-hot ring)
+    and ``o``'s payload is picked by the slot. For requesters spread over the chip (skid
+    buffers by the cores): the round-robin choice from every ``valid`` to every ``ready`` and
+    its payload multiplexer held the routed 4-core top's arbiter paths. A request waits up to
+    n - 1 cycles more."""
+
+    def __init__(self, n, shape):
+        if n < 1:
+            raise ValueError(f"an arbiter needs at least one requester, got {n}")
+        self.n = n
+        self.shape = shape
+        super().__init__({
+            "i": In(stream.Signature(shape)).array(n),
+            "o": Out(stream.Signature(shape)),
+            "grant": Out(range(max(n, 2))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.n
+        slot = Signal(n, init=1)                    # one-hot: whose turn it is
+        turn = Signal(range(max(n, 2)))             # ... as a number (the grant)
+        m.d.sync += [slot.eq(slot.rotate_left(1)), turn.eq(Mux(turn == n - 1, 0, turn + 1))]
+        for k in range(n):
+            with m.If(slot[k]):
+                m.d.comb += [self.o.valid.eq(self.i[k].valid),
+                             self.o.payload.eq(self.i[k].payload)]
+            m.d.comb += self.i[k].ready.eq(slot[k] & self.o.ready)
+        m.d.comb += self.grant.eq(turn)
+        return m
+
+
 class SharedReadPort(wiring.Component):
     """``n`` requesters sharing one synchronous read port.
 
@@ -73,16 +108,18 @@ class SharedReadPort(wiring.Component):
     ``memory_latency`` cycles after the request is taken, or one more with ``registered``: the
     memory's data are registered before they are handed out. Towards the memory: ``mem_addr``,
     ``mem_en`` (a request is taken this cycle) and ``mem_data`` (the read port's data,
-    ``memory_latency`` cycles after the address).
+    ``memory_latency`` cycles after the address). ``slotted``: the requesters take turns
+    (``SlotArbiter``) instead of round robin.
     """
 
-    def __init__(self, n, addr_shape, data_shape, *, memory_latency=1, registered=False):
+    def __init__(self, n, addr_shape, data_shape, *, memory_latency=1, registered=False,
+                 slotted=False):
         if memory_latency < 1:
             raise ValueError(f"a synchronous read port has a latency >= 1, got {memory_latency}")
         self.n = n
         self.memory_latency = memory_latency
         self.registered = registered
-        self.arbiter = RoundRobinArbiter(n, addr_shape)
+        self.arbiter = (SlotArbiter if slotted else RoundRobinArbiter)(n, addr_shape)
         super().__init__({
             "req": In(stream.Signature(addr_shape)).array(n),
             "resp": Out(stream.Signature(data_shape, always_ready=True)).array(n),

@@ -36,7 +36,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hdl.arbiter import RoundRobinArbiter, SharedReadPort
+from hdl.arbiter import RoundRobinArbiter, SlotArbiter, SharedReadPort
 from hdl.skid_buffer import SkidBuffer
 from hdl.core import OutputWrite, IoRow
 from hdl.dispatcher import Dispatcher
@@ -45,7 +45,7 @@ from hdl.io_unit import IoUnit, BandEntry, SLOT_ROWS
 from hdl.isa import VectorLayout
 from hdl.narrow_store import TextureStore, PixelStore
 from hdl.shader_core import ShaderCore
-from hdl.shared_divider import SharedDivider
+from hdl.shared_divider import SharedDivider, DIVIDER_SLOTS
 
 __all__ = ["Gpu", "CONFIG_ROWS"]
 
@@ -76,13 +76,16 @@ class Gpu(wiring.Component):
     in 1), ``alu_forwarding`` (per core, Core's), ``narrow_stores``
     (8-bit texture and output stores, hdl/narrow_store.py: exact for 8-bit textures, the
     output read back as converted pixels), ``lut_memories`` (each core's user RAM and swap
-    memories in LUT RAM: saves block RAMs)."""
+    memories in LUT RAM: saves block RAMs), ``slotted_ports`` (the texture store's readers
+    and the output store's writers take fixed turns, ``hdl.arbiter.SlotArbiter``, instead of
+    round robin: no requester's valid reaches another's ready; a request waits up to
+    ``cores`` cycles more)."""
 
     def __init__(self, rom, *, cores=1, max_triangles=256, tmem_words=3 * 128 * 128,
                  omem_words=3 * 256 * 256, max_bands=256, user_words=1024,
                  dividers=1, shared_dividers=True, serial_sqrt=True, cross_passes=2,
                  simple_latency=2, alu_forwarding=True,
-                 narrow_stores=False, lut_memories=False):
+                 narrow_stores=False, lut_memories=False, slotted_ports=False):
         if cores < 1 or cores > 255:
             raise ValueError(f"cores must be 1-255, got {cores}")
         for name, value in (("max_triangles", max_triangles), ("tmem_words", tmem_words),
@@ -99,10 +102,12 @@ class Gpu(wiring.Component):
         self.max_bands = max_bands
         self.user_words = user_words
         self.dividers = dividers
+        self.slotted_ports = slotted_ports
         if shared_dividers and dividers != 1:
             raise ValueError("shared_dividers shares single dividers (dividers=1)")
         # shared_dividers: each pair of cores shares one divider (hdl/shared_divider.py)
-        self.shared_dividers = [SharedDivider(min(2, cores - k)) for k in range(0, cores, 2)
+        self.shared_dividers = [SharedDivider(min(DIVIDER_SLOTS, cores - k))
+                                for k in range(0, cores, DIVIDER_SLOTS)
                                 ] if shared_dividers else []
         super().__init__({
             "host": In(HostBus()),
@@ -138,7 +143,9 @@ class Gpu(wiring.Component):
             m.submodules[f"io{k}"] = unit
         for k, shared in enumerate(self.shared_dividers):
             m.submodules[f"divider{k}"] = shared
-            for client, core in zip(shared.client, self.shader_cores[2 * k:2 * k + 2]):
+            first = DIVIDER_SLOTS * k
+            for client, core in zip(shared.client,
+                                    self.shader_cores[first:first + DIVIDER_SLOTS]):
                 wiring.connect(m, core.div, client)
         m.submodules.scene_mem = self.scene_mem
         m.submodules.tmem = self.tmem
@@ -161,8 +168,9 @@ class Gpu(wiring.Component):
         # path). TMREAD waits for them.
         m.submodules.tmem_port = tmem_port = SharedReadPort(
             n + 1, 32, 32, memory_latency=self.store_latency,
-            registered=self.store_latency < SLOW_READ)
-        m.submodules.omem_arbiter = omem_arbiter = RoundRobinArbiter(n + 1, OutputWrite)
+            registered=self.store_latency < SLOW_READ, slotted=self.slotted_ports)
+        m.submodules.omem_arbiter = omem_arbiter = (
+            SlotArbiter if self.slotted_ports else RoundRobinArbiter)(n + 1, OutputWrite)
 
         num_triangles = Signal(16)
         num_bands = Signal(16)

@@ -1,5 +1,6 @@
-"""hdl/arbiter.py: round-robin order, fairness under load, backpressure, the shared read
-port routing each word back to the requester that asked for it, and the stream register."""
+"""hdl/arbiter.py: round-robin order, fairness under load, backpressure, the slot arbiter's
+turns, the shared read port routing each word back to the requester that asked for it, and the
+stream register."""
 
 import random
 
@@ -9,7 +10,7 @@ from amaranth import Module, Signal, unsigned
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
-from hdl.arbiter import RoundRobinArbiter, SharedReadPort
+from hdl.arbiter import RoundRobinArbiter, SlotArbiter, SharedReadPort
 
 
 def run(dut, *testbenches, processes=()):
@@ -114,14 +115,57 @@ def test_random_producers_with_backpressure():
     assert received == queues
 
 
-@pytest.mark.parametrize("memory_latency, registered", [(1, False), (1, True), (2, False)])
-def test_shared_read_port_routes_answers_in_order(memory_latency, registered):
+def test_slot_arbiter_serves_each_requester_in_its_turn():
+    """Seeded random producers and consumer: in cycle t only requester t mod n may pass (ready
+    is its turn and the consumer's ready, whoever else waits), the output is its request, and
+    every word arrives once, in order."""
+    n, per_producer = 3, 30
+    rng = random.Random(4321)
+    dut = SlotArbiter(n, 16)
+    queues = [[(k << 8) | i for i in range(per_producer)] for k in range(n)]
+    received = [[] for _ in range(n)]
+
+    async def tb(ctx):
+        sent = [0] * n
+        offered = [False] * n
+        cycle = 0
+        while any(len(r) < per_producer for r in received):
+            assert cycle < 2000, "the arbiter stopped moving words"
+            for k in range(n):
+                if not offered[k] and sent[k] < per_producer and rng.random() < 0.7:
+                    offered[k] = True
+                ctx.set(dut.i[k].valid, offered[k])
+                ctx.set(dut.i[k].payload, queues[k][sent[k]] if offered[k] else 0)
+            ready = rng.random() < 0.7
+            ctx.set(dut.o.ready, ready)
+            turn = cycle % n
+            assert [ctx.get(dut.i[k].ready) for k in range(n)] == \
+                [int(k == turn and ready) for k in range(n)], cycle
+            assert ctx.get(dut.grant) == turn
+            assert ctx.get(dut.o.valid) == offered[turn]
+            if offered[turn]:
+                assert ctx.get(dut.o.payload) == queues[turn][sent[turn]]
+            await ctx.tick()
+            cycle += 1
+            if offered[turn] and ready:
+                received[turn].append(queues[turn][sent[turn]])
+                sent[turn] += 1
+                offered[turn] = False
+
+    run(dut, tb)
+    assert received == queues
+
+
+@pytest.mark.parametrize("memory_latency, registered, slotted",
+                         [(1, False, False), (1, True, False), (2, False, False),
+                          (2, False, True)])
+def test_shared_read_port_routes_answers_in_order(memory_latency, registered, slotted):
     n, depth = 3, 64
     rng = random.Random(99)
     contents = [rng.getrandbits(32) for _ in range(depth)]
     m = Module()
     m.submodules.port = port = SharedReadPort(n, range(depth), 32, registered=registered,
-                                              memory_latency=memory_latency)
+                                              memory_latency=memory_latency, slotted=slotted)
     m.submodules.mem = mem = Memory(shape=unsigned(32), depth=depth, init=contents)
     rp = mem.read_port()
     m.d.comb += [rp.addr.eq(port.mem_addr), rp.en.eq(port.mem_en)]

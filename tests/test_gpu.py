@@ -52,11 +52,12 @@ async def load_and_start(bus, scene):
     await bus.write(control(Reg.CTRL), CTRL_START)
 
 
-@pytest.mark.parametrize("cores", [1, 2])
-def test_frame_matches_model(rom, cores):
+@pytest.mark.parametrize("cores, slotted_ports", [(1, False), (2, False), (2, True)])
+def test_frame_matches_model(rom, cores, slotted_ports):
     scene = tiny_scene()
     expected, results, _ = render_model(scene, rom, cores=1, jobs=1)
-    omem, stats = render_gpu_pysim(scene, rom, cores=cores, max_cycles=50_000)
+    omem, stats = render_gpu_pysim(scene, rom, cores=cores, max_cycles=50_000,
+                                   gpu_params={"slotted_ports": slotted_ports})
     assert omem == expected
     assert stats["pixels"] == scene.pixel_count == 16
     assert stats["instructions"] == sum(r.instructions for r in results)
