@@ -145,7 +145,7 @@ class SharedReadPort(wiring.Component):
             answer, answer_to = answer_q, answer_to_q
         data = self.mem_data
         if self.registered:
-            data = Signal.like(self.mem_data)
+            data = Signal.like(self.mem_data, reset_less=True)
             m.d.sync += data.eq(self.mem_data)
         for k in range(self.n):
             m.d.comb += [self.resp[k].valid.eq(answer & (answer_to == k)),

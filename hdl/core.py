@@ -323,8 +323,12 @@ class Core(wiring.Component):
             ram_r = self.ram.read_port(domain="comb")
         else:
             ram_r = self.ram.read_port(transparent_for=(ram_w,))
-        f_pc = Signal(16)               # next code address to fetch
-        d_pc = Signal(16)               # the address fetched last (the word D holds)
+        # Datapath registers (addresses, words, operands, tags, and what counts or valid bits
+        # gate) have no reset: the reset reached 11,390 flip-flops of the 4-core top, and its
+        # route held a routed critical path (18.6 ns). What a reset must clear (valid bits,
+        # counts, outlook_known, reservations, state) keeps it.
+        f_pc = Signal(16, reset_less=True)  # next code address to fetch
+        d_pc = Signal(16, reset_less=True)  # the address fetched last (the word D holds)
         f_addr = Signal(16)             # the address presented this cycle
         f_enable = Signal()             # the next word in sequence is fetched this cycle
         f_read = Signal()               # the code memories read f_addr (else their ports hold)
@@ -342,7 +346,7 @@ class Core(wiring.Component):
         # from a block RAM late in the cycle (5.6 ns clock-to-out on ECP5), and from a block
         # RAM placed anywhere on the chip: D only registers it (with the fetch check).
         d_valid = Signal()
-        d_word = Signal(InstructionLayout)
+        d_word = Signal(InstructionLayout, reset_less=True)
         d_from_user = Signal()
         m.d.comb += [d_from_user.eq(d_pc[15]),
                      d_word.eq(Mux(d_from_user, ram_r.data, rom_r.data))]
@@ -352,34 +356,34 @@ class Core(wiring.Component):
 
         # --- A: register addresses and decode ---------------------------------------------------
         a_valid = Signal()
-        a_pc = Signal(16)
-        a_word = Signal(InstructionLayout)
+        a_pc = Signal(16, reset_less=True)
+        a_word = Signal(InstructionLayout, reset_less=True)
         a_fetch_fault = Signal()
         m.d.comb += [rf.ra_addr.eq(a_word.src1[:8]), rf.rb_addr.eq(b_address(a_word)[:8]),
                      decoder.word.eq(a_word)]
 
         # --- O: operands (the register file's data arrive) ------------------------------------
         o_valid = Signal()
-        o_pc = Signal(16)
-        o_dec = Signal(Decoded)
+        o_pc = Signal(16, reset_less=True)
+        o_dec = Signal(Decoded, reset_less=True)
         o_fetch_fault = Signal()
         o_first = Signal()                      # first cycle in O: operands come from the RF
-        o_a_hold = Signal(VectorLayout)
-        o_b_hold = Signal(VectorLayout)
+        o_a_hold = Signal(VectorLayout, reset_less=True)
+        o_b_hold = Signal(VectorLayout, reset_less=True)
 
         # --- I: issue ------------------------------------------------------------------------
         i_valid = Signal()
-        i_pc = Signal(16)
-        i_dec = Signal(Decoded)
+        i_pc = Signal(16, reset_less=True)
+        i_dec = Signal(Decoded, reset_less=True)
         i_class = Signal(IssueClass)
         # the vector ALU's SIMPLE-class control, decoded while the instruction is in O: the
         # opcode's decode is then not on the ALU's forwarding loop (result -> forwarding ->
         # operand select -> adder -> result)
-        i_simple = Signal(SimpleControl)
+        i_simple = Signal(SimpleControl, reset_less=True)
         # I's operands come from flip-flops (loaded from O, then kept up to date by the
         # forwarding): a block RAM's clock-to-out (5.6 ns on ECP5) is not on the issue path
-        i_a_reg = Signal(VectorLayout)
-        i_b_reg = Signal(VectorLayout)
+        i_a_reg = Signal(VectorLayout, reset_less=True)
+        i_b_reg = Signal(VectorLayout, reset_less=True)
 
         # the writeback bus (W): what lands in the register file this cycle
         # Write-port reservations: wb_slots[k] = a result lands k cycles from now; its tag is
@@ -402,9 +406,9 @@ class Core(wiring.Component):
         m.d.sync += [wb_now.eq(wb_now + 1), wb_later.eq(wb_later + 1)]
         wb_ring_r = wb_ring.read_port(domain="comb")
         m.d.comb += wb_ring_r.addr.eq(wb_later)
-        next_tag = Signal(WritebackTag)         # what lands next cycle, if reserved: registered
+        next_tag = Signal(WritebackTag, reset_less=True)  # what lands next cycle, if reserved
         w_valid = wb_slots[0]
-        w_tag = Signal(WritebackTag)            # what lands now: registered
+        w_tag = Signal(WritebackTag, reset_less=True)     # what lands now
         w_lands = Signal()
         m.d.comb += w_lands.eq(w_valid & (w_tag.wmask != 0))
         m.d.comb += [rf.w_en.eq(w_valid), rf.w_addr.eq(w_tag.addr), rf.w_mask.eq(w_tag.wmask),
@@ -437,14 +441,14 @@ class Core(wiring.Component):
         # selects and the update a few wide operations.
         count_lo = Signal(NUM_REGS)
         count_hi = Signal(NUM_REGS)
-        latency_planes = [Signal(NUM_REGS, name=f"last_latency_rank_bit{k}")
+        latency_planes = [Signal(NUM_REGS, name=f"last_latency_rank_bit{k}", reset_less=True)
                           for k in range(LATENCY_RANK_BITS)]
         pending = Signal(NUM_REGS)
         m.d.comb += pending.eq(count_lo | count_hi)
         swap_idle = Signal(init=1)      # no write to the swap bank in flight (registered)
         outlook_known = Signal(NUM_REGS)
-        outlook_negative = Signal(NUM_REGS)
-        outlook_zero = Signal(NUM_REGS)
+        outlook_negative = Signal(NUM_REGS, reset_less=True)
+        outlook_zero = Signal(NUM_REGS, reset_less=True)
         m.submodules.div_outlook = outlook = DivOutlook()
         # only a DIV writing lane x leaves an outlook; any other write forgets it. The outlook
         # is worked out in the cycle after the DIV issues, from its registered lane-x operands
@@ -644,12 +648,24 @@ class Core(wiring.Component):
 
         i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
         i_b = forwarded(i_b_reg, i_sb.b_hit, "i_b")
-        m.d.sync += i_sb.eq(view_of_i())            # (O's view when I takes)
-        o_sb = Mux(issued_write, view_of_o(True), view_of_o(False))
+        # I's view is chosen a cycle late: the three candidates (I keeps its instruction; O's
+        # moves in with a write issued, or without) are registered as they are, with what
+        # happened (``sb_took``: I took O's instruction, ``sb_wrote``: a write issued), and
+        # picked from flip-flops. Picked before the registers, the issue decision led a
+        # multiplexer tree synthesis built around it into every view bit (the routed 4-core
+        # top's critical path: 8 ns from ``i_takes`` to ``i_sb.blocked``).
+        sb_stay = Signal(ScoreboardView)
+        sb_issue = Signal(ScoreboardView)
+        sb_none = Signal(ScoreboardView)
+        sb_took = Signal()
+        sb_wrote = Signal()
+        m.d.comb += i_sb.eq(Mux(sb_took, Mux(sb_wrote, sb_issue, sb_none), sb_stay))
+        m.d.sync += [sb_stay.eq(view_of_i()), sb_issue.eq(view_of_o(True)),
+                     sb_none.eq(view_of_o(False)), sb_wrote.eq(issued_write)]
 
         m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
-        outlook_a = Signal(32)
-        outlook_b = Signal(32)
+        outlook_a = Signal(32, reset_less=True)
+        outlook_b = Signal(32, reset_less=True)
         if self.alu_forwarding:
             m.d.sync += [outlook_a.eq(i_a.x), outlook_b.eq(i_b.x)]
         else:                                   # (a DIV issues with its operands in I's registers)
@@ -687,7 +703,7 @@ class Core(wiring.Component):
         mem_bad = Signal()              # ... and one is out of range
         req_lane = Signal(2)
         resp_lane = Signal(2)
-        tm_data = Signal(VectorLayout)
+        tm_data = Signal(VectorLayout, reset_less=True)
         mem_done = Signal()
 
         ready = i_valid & ~hazard & ~error
@@ -722,7 +738,9 @@ class Core(wiring.Component):
         m.d.comb += [
             i_issue.eq((ok & c.returns & swap_idle)
                        | (free & (c.plain | go_alu | go_jump | go_mem))),
-            alu_go.eq(free & (go_alu | (go_flow & c.ret) | (go_mem & c.tm))),
+            # (without a fault: the class flags are 0 for a fetch fault or an illegal word,
+            # go_jump excludes a RET's stack fault and go_mem a bad address)
+            alu_go.eq(free & (go_alu | (go_jump & c.ret) | (go_mem & c.tm))),
             fc.valid.eq(free & go_flow),
             fault.eq(ok & (c.fetch_fault | c.illegal
                            | (~i_sb.blocked & ((go_flow & stack_fault) | mem_fault)))),
@@ -764,18 +782,22 @@ class Core(wiring.Component):
         ]
         req_accepted = (self.tm_req.valid & self.tm_req.ready) | \
                        (self.om_req.valid & self.om_req.ready)
+        # (the third request sent, the third response in: flip-flops set as the count reaches
+        # 3, so that the issue decision does not compare the counts)
+        reqs_done = Signal()
+        resps_done = Signal()
         with m.If(req_accepted):
-            m.d.sync += req_lane.eq(req_lane + 1)
+            m.d.sync += [req_lane.eq(req_lane + 1), reqs_done.eq(req_lane == 2)]
         with m.If(self.tm_resp.valid):
             with m.Switch(resp_lane):
                 for n, lane in enumerate(("x", "y", "z")):
                     with m.Case(n):
                         m.d.sync += getattr(tm_data, lane).eq(self.tm_resp.payload)
-            m.d.sync += resp_lane.eq(resp_lane + 1)
-        m.d.comb += mem_done.eq(Mux(is_tm, resp_lane == 3, req_lane == 3))
+            m.d.sync += [resp_lane.eq(resp_lane + 1), resps_done.eq(resp_lane == 2)]
+        m.d.comb += mem_done.eq(Mux(is_tm, resps_done, reqs_done))
         with m.If(i_issue | ~running):
             m.d.sync += [req_lane.eq(0), resp_lane.eq(0), mem_settled.eq(0), mem_checked.eq(0),
-                         mem_bad.eq(0)]
+                         mem_bad.eq(0), reqs_done.eq(0), resps_done.eq(0)]
 
         # --- the flow-control stack engine decides every control transfer ----------------
         # A conditional jump compares I's operands, but from a flip-flop (``compare_reg``)
@@ -843,7 +865,7 @@ class Core(wiring.Component):
             alu_a = forwarded(alu_a, a_is_register & i_sb.a_hit, "alu_a")
             alu_b = i_b
         m.d.comb += [
-            valu.i_valid.eq(alu_go & i_writes & ~fault),   # results nobody keeps stay out
+            valu.i_valid.eq(alu_go & i_writes),   # results nobody keeps stay out
             valu.i_op.eq(i_dec.alu_op),
             valu.i_simple.eq(i_simple),
             valu.i_a.eq(alu_a),
@@ -922,6 +944,7 @@ class Core(wiring.Component):
         hole_f = Signal(init=1)         # D, A, O or I is empty
         i_takes = Signal(attrs=KEEP)
         m.d.comb += i_takes.eq(~i_valid | i_issue)
+        m.d.sync += sb_took.eq(i_takes)
         o_takes = hole_o | i_issue
         a_takes = hole_a | i_issue
         # (a lookup and a launch from it happen while not running: fetch_launch covers them)
@@ -946,7 +969,7 @@ class Core(wiring.Component):
             m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
                          i_simple.eq(simple_control(m, o_dec.alu_op, o_dec.imm)),
                          i_pc.eq(o_pc), i_dec.eq(o_dec),
-                         i_a_reg.eq(o_a), i_b_reg.eq(o_b), i_sb.eq(o_sb)]
+                         i_a_reg.eq(o_a), i_b_reg.eq(o_b)]
         a_addrs = [decoder.decoded.src1[:8], decoder.decoded.b_addr[:8], decoder.decoded.dst[:8]]
         o_addrs = [o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]]
         m.d.sync += o_planes.eq(Mux(o_takes, planes_step(planes_of(*a_addrs), *a_addrs),
@@ -984,16 +1007,17 @@ class Core(wiring.Component):
         # control unit shows the entry it will start before it starts it), so that the path
         # done -> control unit -> start -> fetch address has no lookup on it; a start of
         # another known entry launches a cycle later from the cache.
-        entry_pc = Array(Signal(16, name=f"entry_pc{i}") for i in range(NUM_ENTRIES))
+        entry_pc = Array(Signal(16, name=f"entry_pc{i}", reset_less=True)
+                         for i in range(NUM_ENTRIES))
         entry_known = Signal(NUM_ENTRIES)
         entry_index = Signal(4)
         ahead_entry = Signal(4)
         ahead_pc = Signal(16)
         ahead_known = Signal()
-        lookup_pc = Signal(16)          # where lookup_launch launches from
+        lookup_pc = Signal(16, reset_less=True)          # where lookup_launch launches from
         # (and the address after each: fetch goes on from there without an adder after start)
         ahead_after = Signal(16)
-        lookup_after = Signal(16)
+        lookup_after = Signal(16, reset_less=True)
         m.d.sync += [ahead_entry.eq(self.start_entry), ahead_pc.eq(entry_pc[self.start_entry]),
                      ahead_after.eq(entry_pc[self.start_entry] + 1),
                      ahead_known.eq(entry_known.bit_select(self.start_entry, 1)

@@ -374,8 +374,8 @@ class Gpu(wiring.Component):
         with m.If(is_write & (region == Region.USER) & ~offset[0]):
             m.d.sync += stage_hi.eq(host.wdata)
         user_write = Signal()
-        user_addr = Signal.like(self.shader_cores[0].imem_addr)
-        user_data = Signal.like(self.shader_cores[0].imem_data)
+        user_addr = Signal.like(self.shader_cores[0].imem_addr, reset_less=True)
+        user_data = Signal.like(self.shader_cores[0].imem_data, reset_less=True)
         m.d.sync += [user_write.eq(is_write & (region == Region.USER) & offset[0]
                                    & (user_word < self.user_words)),
                      user_addr.eq(user_word), user_data.eq(Cat(host.wdata, stage_hi))]

@@ -90,7 +90,7 @@ class IoUnit(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        entry = Signal(BandEntry)
+        entry = Signal(BandEntry, reset_less=True)     # (a datapath register: no reset)
         m.d.comb += self.omem_base.eq(entry.base)
 
         fetching = Signal()             # a band runs: keep the queue filled
