@@ -24,9 +24,9 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["RoundRobinArbiter", "SlotArbiter", "SharedReadPort"]
 
 
-class RoundRobinArbiter(wiring.Component):
-    """``i[k]``: request streams (payload ``shape``); ``o``: the granted one; ``grant``: its
-    index (meaningful while ``o.valid``)."""
+class _Arbiter(wiring.Component):
+    """The ports of an arbiter: ``i[k]``: request streams (payload ``shape``); ``o``: the
+    granted one; ``grant``: its index (meaningful while ``o.valid``)."""
 
     def __init__(self, n, shape):
         if n < 1:
@@ -38,6 +38,10 @@ class RoundRobinArbiter(wiring.Component):
             "o": Out(stream.Signature(shape)),
             "grant": Out(range(max(n, 2))),
         })
+
+
+class RoundRobinArbiter(_Arbiter):
+    """Round robin over ``n`` requesters (the ports: ``_Arbiter``)."""
 
     def elaborate(self, platform):
         m = Module()
@@ -66,7 +70,7 @@ class RoundRobinArbiter(wiring.Component):
         return m
 
 
-class SlotArbiter(wiring.Component):
+class SlotArbiter(_Arbiter):
     """The ports of ``RoundRobinArbiter``, served in fixed turns: requester ``k`` may pass a
     request in the cycles t with t mod n = k, whoever else waits. Nothing combines the
     requesters' ``valid``: a requester's ``ready`` is its slot (a flip-flop of a one-hot ring)
@@ -74,17 +78,6 @@ class SlotArbiter(wiring.Component):
     buffers by the cores): the round-robin choice from every ``valid`` to every ``ready`` and
     its payload multiplexer held the routed 4-core top's arbiter paths. A request waits up to
     n - 1 cycles more."""
-
-    def __init__(self, n, shape):
-        if n < 1:
-            raise ValueError(f"an arbiter needs at least one requester, got {n}")
-        self.n = n
-        self.shape = shape
-        super().__init__({
-            "i": In(stream.Signature(shape)).array(n),
-            "o": Out(stream.Signature(shape)),
-            "grant": Out(range(max(n, 2))),
-        })
 
     def elaborate(self, platform):
         m = Module()

@@ -23,6 +23,16 @@ def run(dut, *testbenches, processes=()):
     sim.run()
 
 
+def offer(ctx, dut, rng, queues, sent, offered):
+    """Seeded random producers: each one not offering a word starts offering its next (with
+    probability 0.7) and holds it (valid and payload) until taken, as a stream must."""
+    for k, queue in enumerate(queues):
+        if not offered[k] and sent[k] < len(queue) and rng.random() < 0.7:
+            offered[k] = True
+        ctx.set(dut.i[k].valid, offered[k])
+        ctx.set(dut.i[k].payload, queue[sent[k]] if offered[k] else 0)
+
+
 def test_round_robin_rotates_when_everyone_asks():
     n = 4
     dut = RoundRobinArbiter(n, 8)
@@ -84,11 +94,7 @@ def test_random_producers_with_backpressure():
         while any(len(r) < per_producer for r in received):
             cycles += 1
             assert cycles < 2000, "the arbiter stopped moving words"
-            for k in range(n):
-                if not offered[k] and sent[k] < per_producer and rng.random() < 0.7:
-                    offered[k] = True
-                ctx.set(dut.i[k].valid, offered[k])
-                ctx.set(dut.i[k].payload, queues[k][sent[k]] if offered[k] else 0)
+            offer(ctx, dut, rng, queues, sent, offered)
             ready = rng.random() < 0.6
             ctx.set(dut.o.ready, ready)
             taken = None
@@ -131,11 +137,7 @@ def test_slot_arbiter_serves_each_requester_in_its_turn():
         cycle = 0
         while any(len(r) < per_producer for r in received):
             assert cycle < 2000, "the arbiter stopped moving words"
-            for k in range(n):
-                if not offered[k] and sent[k] < per_producer and rng.random() < 0.7:
-                    offered[k] = True
-                ctx.set(dut.i[k].valid, offered[k])
-                ctx.set(dut.i[k].payload, queues[k][sent[k]] if offered[k] else 0)
+            offer(ctx, dut, rng, queues, sent, offered)
             ready = rng.random() < 0.7
             ctx.set(dut.o.ready, ready)
             turn = cycle % n
