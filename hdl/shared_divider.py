@@ -57,10 +57,14 @@ def divider_link():
 
 
 class SharedDivider(wiring.Component):
-    """Parameters: ``clients`` (1 .. ``slots``), ``slots`` (default ``DIVIDER_SLOTS``),
+    """Parameters: ``clients`` (1 .. ``slots``), ``slots`` (2 or more, default ``DIVIDER_SLOTS``),
     ``bits_per_stage`` (the divider's). Ports: ``client[k]`` (``In(divider_link())``)."""
 
     def __init__(self, clients, slots=DIVIDER_SLOTS, bits_per_stage=2):
+        # (two slots at least: a client's slot is never the cycle its DIV's lane x enters, in
+        # which the DIV is found to take three passes)
+        if slots < 2:
+            raise ValueError(f"a shared divider has two slots or more, got {slots}")
         if not 1 <= clients <= slots:
             raise ValueError(f"clients must be 1 .. slots ({slots}), got {clients}")
         self.clients = clients
@@ -119,34 +123,32 @@ class SharedDivider(wiring.Component):
         phase_next = Mux(phase == slots - 1, 0, phase + 1)
         m.d.sync += phase.eq(phase_next)
         own_slot = phase == 0
-        enter_slot = phase == 1 % slots      # the cycle after: its lane enters the divider
+        enter_slot = phase == 1              # the cycle after: its lane enters the divider
         lanes_owed = Signal(2, name=f"lanes_owed{k}")   # own slots lanes y, z still take
         ready = Signal(name=f"ready{k}", init=int(k == 0))
         fresh = Signal(name=f"fresh{k}")                # the register holds a new DIV
-        uniform = Signal(name=f"uniform{k}", reset_less=True)
         a = Signal(VectorLayout, name=f"request{k}_a", reset_less=True)
         b = Signal(VectorLayout, name=f"request{k}_b", reset_less=True)
-        sent_uniform = uniform_operands((client.a.x, client.a.y, client.a.z),
-                                        (client.b.x, client.b.y, client.b.z))
+        # whether the DIV is one pass is found from the register as its lane x enters (the
+        # compares on the client's operands were in front of lanes_owed's enable: O's
+        # critical path); its lanes y and z then owe the client's next two slots
+        uniform = Signal(name=f"uniform{k}")
+        m.d.comb += uniform.eq(uniform_operands((a.x, a.y, a.z), (b.x, b.y, b.z)))
         lanes_owed_next = Signal(2, name=f"lanes_owed{k}_next")
         m.d.comb += lanes_owed_next.eq(lanes_owed)
-        with m.If(own_slot):
-            with m.If(lanes_owed != 0):
-                m.d.comb += lanes_owed_next.eq(lanes_owed - 1)
-            with m.Elif(client.valid & ~sent_uniform):
-                m.d.comb += lanes_owed_next.eq(2)
+        with m.If(own_slot & (lanes_owed != 0)):
+            m.d.comb += lanes_owed_next.eq(lanes_owed - 1)
+        with m.If(enter_slot & fresh & ~uniform):
+            m.d.comb += lanes_owed_next.eq(2)
         m.d.sync += lanes_owed.eq(lanes_owed_next)
-        # ready next cycle: its slot, no lanes owed. With two or more slots the cycle before
-        # a slot is not one, so lanes_owed does not change in it: the flip-flop then comes
-        # from flip-flops only (one slot: from this cycle's DIV)
-        owed_then = lanes_owed_next if slots == 1 else lanes_owed
-        m.d.sync += ready.eq((phase_next == 0) & (owed_then == 0))
+        # ready next cycle: its slot, no lanes owed (from flip-flops: the client's DIV of this
+        # cycle, if any, reaches only ``fresh``)
+        m.d.sync += ready.eq((phase_next == 0) & (lanes_owed_next == 0))
         m.d.comb += client.ready.eq(ready)
         # the register loads in every slot the client is ready in (sent or not: the enable is
         # a flip-flop), and moves lane y, then z, down into lane x after each lane entered
         with m.If(own_slot & ready):
-            m.d.sync += [a.eq(client.a), b.eq(client.b), uniform.eq(sent_uniform),
-                         fresh.eq(client.valid)]
+            m.d.sync += [a.eq(client.a), b.eq(client.b), fresh.eq(client.valid)]
         with m.Elif(enter_slot):
             m.d.sync += [a.x.eq(a.y), a.y.eq(a.z), b.x.eq(b.y), b.y.eq(b.z), fresh.eq(0)]
         return fresh, a.x, b.x, uniform

@@ -70,7 +70,7 @@ def run_clients(clients, cycles, seed, slots=2):
     return sent
 
 
-@pytest.mark.parametrize("clients, slots", [(1, 2), (2, 2), (1, 1), (3, 3)])
+@pytest.mark.parametrize("clients, slots", [(1, 2), (2, 2), (2, 3), (3, 3)])
 def test_shared_divider_serves_each_client_its_own_quotients(clients, slots):
     sent = run_clients(clients, 400, seed=40 + clients, slots=slots)
     for k in range(clients):                          # every client got its slots
@@ -84,3 +84,5 @@ def test_shared_divider_needs_a_client():
         SharedDivider(0)
     with pytest.raises(ValueError, match=r"clients must be 1 \.\. slots \(2\), got 3"):
         SharedDivider(3)
+    with pytest.raises(ValueError, match="a shared divider has two slots or more, got 1"):
+        SharedDivider(1, slots=1)
