@@ -101,9 +101,8 @@ def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
     ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, slotted store ports, the
     serial square root, CROSS in two passes over three multipliers, SIMPLE in two cycles, user
-    RAM and swap
-    memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 6 leave 47, for 7 per
-    core: the general registers' two copies (6) and the firmware ROM (1))."""
+    RAM and swap memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 6 leave 47,
+    for 7 per core: the general registers' two copies (6) and the firmware ROM (1))."""
     from hdl.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom

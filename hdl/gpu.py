@@ -69,7 +69,7 @@ class Gpu(wiring.Component):
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
     lanes, see hdl/serial_divider.py), ``shared_dividers`` (with ``dividers=1``: each pair of
-    cores shares one, taking turns, hdl/shared_divider.py), ``serial_sqrt`` (per core: the MAG
+    cores shares one, in time slots, hdl/shared_divider.py), ``serial_sqrt`` (per core: the MAG
     square root one root bit per cycle, hdl/serial_sqrt.py, or pipelined), ``cross_passes``
     (per core: CROSS in two passes over three multipliers, or on six), ``simple_latency``
     (per core: the vector ALU's SIMPLE class in 2 cycles, its adders' operands registered, or

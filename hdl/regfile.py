@@ -131,6 +131,8 @@ class RegisterFile(wiring.Component):
         io_slot = self.io_slot
         io_fire = self.io_valid & io_slot
         m.d.comb += self.io_ready.eq(io_slot)
+        exe_general = exe_we & ~exe_swap
+        io_general = io_fire & ~io_swap
 
         general_ports, swap_ports = [], []
         for general, swap in zip(self.copies, self.swap_copies):
@@ -148,12 +150,10 @@ class RegisterFile(wiring.Component):
                              sp.en.eq(Mux(self.io_valid & io_swap, 0b111, 0))]
             with m.Else():
                 m.d.comb += [gp.addr.eq(self.w_addr), gp.data.eq(self.w_data),
-                             gp.en.eq(Mux(exe_we & ~exe_swap, self.w_mask, 0)),
+                             gp.en.eq(Mux(exe_general, self.w_mask, 0)),
                              sp.addr.eq(exe_swap_row), sp.data.eq(self.w_data),
                              sp.en.eq(Mux(self.w_en & exe_swap, self.w_mask, 0))]
 
-        exe_general = exe_we & ~exe_swap
-        io_general = io_fire & ~io_swap
         for copy, addr, out, name in ((0, self.ra_addr, self.ra_data, "a"),
                                       (1, self.rb_addr, self.rb_data, "b")):
             general_rp = self.copies[copy].read_port()

@@ -69,7 +69,7 @@ class SharedDivider(wiring.Component):
             raise ValueError(f"clients must be 1 .. slots ({slots}), got {clients}")
         self.clients = clients
         self.slots = slots
-        self.client_bits = max(1, (slots - 1).bit_length())
+        self.client_bits = (slots - 1).bit_length()
         # the divider's tag: the client and "uniform" (its quotient goes to all three lanes)
         self.unit = Divider(tag_width=self.client_bits + 1, bits_per_stage=bits_per_stage)
         self.latency = shared_divider_latency(bits_per_stage, slots)
@@ -79,16 +79,13 @@ class SharedDivider(wiring.Component):
         m = Module()
         m.submodules.unit = unit = self.unit
         slots = self.slots
-        # the divider's slot counter: the lane of the client whose slot was last cycle enters
-        slot = Signal(range(slots))
-        m.d.sync += slot.eq(Mux(slot == slots - 1, 0, slot + 1))
-
         lanes_in = []           # per client: (lane valid, a lane, b lane, uniform)
         for k, client in enumerate(self.client):
             lanes_in.append(self._request_register(m, k, client))
 
-        entering = Signal(range(slots))     # the client whose lane enters now
-        m.d.comb += entering.eq(Mux(slot == 0, slots - 1, slot - 1))
+        # the client whose lane enters now: the one whose slot was last cycle
+        entering = Signal(range(slots), init=slots - 1)
+        m.d.sync += entering.eq(Mux(entering == slots - 1, 0, entering + 1))
         for k, (fresh, a_lane, b_lane, uniform) in enumerate(lanes_in):
             with m.If(entering == k):
                 m.d.comb += [unit.i_valid.eq(fresh), unit.i_a.eq(a_lane), unit.i_b.eq(b_lane),

@@ -289,7 +289,8 @@ class VectorALU(wiring.Component):
 
     def divider_cycles(self, a, b):
         """Cycles a DIV of operand vectors ``a``, ``b`` keeps the next DIV out (reference of
-        ``div_ready``)."""
+        ``div_ready`` with a divider of the ALU's own; a shared one's ``ready`` follows its
+        slots, hdl/shared_divider.py)."""
         return 1 if self.dividers == 3 else divider_passes(a, b)
 
     def mag_cycles(self):
