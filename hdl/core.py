@@ -57,7 +57,7 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, NUM_REGS,
                      BANKS, BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
-                     AddrOp, JumpFunc)
+                     AddrOp, JumpFunc, LANE_WMASK_BITS)
 from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
 from hdl.regfile import RegisterFile, SwapWrite, swap_write, in_swap_bank
 from hdl.valu import VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control
@@ -361,6 +361,13 @@ class Core(wiring.Component):
         a_fetch_fault = Signal()
         m.d.comb += [rf.ra_addr.eq(a_word.src1[:8]), rf.rb_addr.eq(b_address(a_word)[:8]),
                      decoder.word.eq(a_word)]
+        # A's register addresses (SRC1, B, DST) once more, for the scoreboard planes' lookups:
+        # a_word's address bits also reach the register file and the decoder, and their
+        # fan-out into the planes' multiplexers was a routed 4-core top's critical path (7.3 ns
+        # of routing in one net). Their init (all ones, a_word's is 0) keeps synthesis from
+        # merging the copy back into a_word's flip-flops.
+        a_lookup = [Signal(8, name=f"a_lookup_{name}", init=0xFF, reset_less=True)
+                    for name in ("src1", "b", "dst")]
 
         # --- O: operands (the register file's data arrive) ------------------------------------
         o_valid = Signal()
@@ -381,9 +388,20 @@ class Core(wiring.Component):
         # operand select -> adder -> result)
         i_simple = Signal(SimpleControl, reset_less=True)
         # I's operands come from flip-flops (loaded from O, then kept up to date by the
-        # forwarding): a block RAM's clock-to-out (5.6 ns on ECP5) is not on the issue path
-        i_a_reg = Signal(VectorLayout, reset_less=True)
-        i_b_reg = Signal(VectorLayout, reset_less=True)
+        # forwarding): a block RAM's clock-to-out (5.6 ns on ECP5) is not on the issue path.
+        # Two register pairs are used in turn (``i_pair``: the one holding I's operands): the
+        # other loads O's operands every cycle, and I taking O's instruction flips ``i_pair``.
+        # So the issue decision reaches one flip-flop, not the enables of 192 (I's operand
+        # registers' enables, then their inputs, were the most failing endpoints of the routed
+        # 4-core top); the multiplexer picking the pair is in front of registers or the ALU.
+        i_pair = Signal()
+        operand_pairs = [(Signal(VectorLayout, name=f"i_a_pair{k}", reset_less=True),
+                          Signal(VectorLayout, name=f"i_b_pair{k}", reset_less=True))
+                         for k in range(2)]
+        i_a_held = Signal(VectorLayout)         # I's operands (the pair in use)
+        i_b_held = Signal(VectorLayout)
+        (a0, b0), (a1, b1) = operand_pairs
+        m.d.comb += [i_a_held.eq(Mux(i_pair, a1, a0)), i_b_held.eq(Mux(i_pair, b1, b0))]
 
         # the writeback bus (W): what lands in the register file this cycle
         # Write-port reservations: wb_slots[k] = a result lands k cycles from now; its tag is
@@ -424,7 +442,7 @@ class Core(wiring.Component):
             value = Signal(VectorLayout, name=name)
             raw_vector = Signal(VectorLayout, name=f"{name}_raw")
             m.d.comb += raw_vector.eq(raw)
-            for lane, bit in (("x", 2), ("y", 1), ("z", 0)):
+            for lane, bit in LANE_WMASK_BITS:
                 m.d.comb += getattr(value, lane).eq(
                     Mux(hit & w_tag.wmask[bit], getattr(valu.o_result, lane),
                         getattr(raw_vector, lane)))
@@ -642,12 +660,12 @@ class Core(wiring.Component):
             with m.If(outlook_for(i_dec.src1[:8])):
                 m.d.comb += [view.known.eq(outlook.known), view.negative.eq(outlook.negative),
                              view.zero.eq(outlook.zero)]
-            decide(view, i_dec, (i_b if self.alu_forwarding else i_b_reg).x == 0,
+            decide(view, i_dec, (i_b if self.alu_forwarding else i_b_held).x == 0,
                    entering=False)
             return view
 
-        i_a = forwarded(i_a_reg, i_sb.a_hit, "i_a")
-        i_b = forwarded(i_b_reg, i_sb.b_hit, "i_b")
+        i_a = forwarded(i_a_held, i_sb.a_hit, "i_a")
+        i_b = forwarded(i_b_held, i_sb.b_hit, "i_b")
         # I's view is chosen a cycle late: the three candidates (I keeps its instruction; O's
         # moves in with a write issued, or without) are registered as they are, with what
         # happened (``sb_took``: I took O's instruction, ``sb_wrote``: a write issued), and
@@ -663,13 +681,12 @@ class Core(wiring.Component):
         m.d.sync += [sb_stay.eq(view_of_i()), sb_issue.eq(view_of_o(True)),
                      sb_none.eq(view_of_o(False)), sb_wrote.eq(issued_write)]
 
-        m.d.sync += [i_a_reg.eq(i_a), i_b_reg.eq(i_b)]     # (loaded from O when I takes)
         outlook_a = Signal(32, reset_less=True)
         outlook_b = Signal(32, reset_less=True)
         if self.alu_forwarding:
             m.d.sync += [outlook_a.eq(i_a.x), outlook_b.eq(i_b.x)]
         else:                                   # (a DIV issues with its operands in I's registers)
-            m.d.sync += [outlook_a.eq(i_a_reg.x), outlook_b.eq(i_b_reg.x)]
+            m.d.sync += [outlook_a.eq(i_a_held.x), outlook_b.eq(i_b_held.x)]
         m.d.comb += [outlook.a.eq(outlook_a), outlook.b.eq(outlook_b)]
 
         i_writes = i_dec.writes_reg     # this instruction writes a register (through the ALU)
@@ -714,7 +731,7 @@ class Core(wiring.Component):
         m.d.comb += routine_end.eq(i_valid & ~error & i_class.returns & swap_idle)
         is_tm = i_class.tm
         is_om = i_class.om
-        a_lanes = [i_a_reg.x, i_a_reg.y, i_a_reg.z]
+        a_lanes = [i_a_held.x, i_a_held.y, i_a_held.z]
 
         # The issue decision as one sum of products of flip-flops (the class flags, the
         # scoreboard view, the stack and memory sequencer state): it drives the enables of
@@ -770,8 +787,8 @@ class Core(wiring.Component):
         with m.Switch(req_lane):
             for n, lane in enumerate(("x", "y", "z")):
                 with m.Case(n):
-                    m.d.comb += [lane_addr.eq(getattr(i_a_reg, lane)),
-                                 lane_data.eq(getattr(i_b_reg, lane))]
+                    m.d.comb += [lane_addr.eq(getattr(i_a_held, lane)),
+                                 lane_data.eq(getattr(i_b_held, lane))]
         reqs_left = req_lane < 3
         m.d.comb += [
             self.tm_req.valid.eq(mem_go & is_tm & reqs_left),
@@ -807,10 +824,10 @@ class Core(wiring.Component):
         # path to the redirect. (MAIN's jumps wait for an operand in flight anyway.)
         lane_less = Signal(3)               # bit 2 = x ... bit 0 = z, like write masks
         lane_equal = Signal(3)
-        for bit, lane in ((2, "x"), (1, "y"), (0, "z")):
+        for lane, bit in LANE_WMASK_BITS:
             difference = Signal(signed(33), name=f"compare_{lane}")
             a_lane, b_lane = (getattr(v, lane).as_signed() for v in
-                              ((i_a, i_b) if self.alu_forwarding else (i_a_reg, i_b_reg)))
+                              ((i_a, i_b) if self.alu_forwarding else (i_a_held, i_b_held)))
             m.d.comb += [difference.eq(a_lane - b_lane), lane_less[bit].eq(difference[32]),
                          lane_equal[bit].eq(a_lane == b_lane)]
         less = Signal()
@@ -858,9 +875,9 @@ class Core(wiring.Component):
         # TMREAD's loaded vector / type II's immediate, made from registers), one level less
         # on the path ALU result -> forwarding -> SIMPLE adder -> ALU result
         a_is_register = (kind != Kind.TMREAD) & ~i_dec.type2
-        alu_a = Mux(a_is_register, i_a_reg.as_value(),
+        alu_a = Mux(a_is_register, i_a_held.as_value(),
                     Mux(i_dec.type2, type2_a.as_value(), tm_data.as_value()))
-        alu_b = i_b_reg
+        alu_b = i_b_held
         if self.alu_forwarding:
             alu_a = forwarded(alu_a, a_is_register & i_sb.a_hit, "alu_a")
             alu_b = i_b
@@ -965,20 +982,29 @@ class Core(wiring.Component):
         # The stage registers load whenever the next stage takes, whatever else happens: only
         # the valid bits depend on redirects and faults (the late signals), which keeps those
         # off the enables of a few hundred flip-flops.
+        # I's operand pair in use takes the landing write, the other one O's operands
+        m.d.sync += i_pair.eq(i_pair ^ i_takes)
+        for k, pair in enumerate(operand_pairs):
+            for held, from_o, hit in zip(pair, (o_a, o_b), (i_sb.a_hit, i_sb.b_hit)):
+                for lane, bit in LANE_WMASK_BITS:
+                    with m.If(i_pair != k):
+                        m.d.sync += getattr(held, lane).eq(getattr(from_o, lane))
+                    with m.Elif(hit & w_tag.wmask[bit]):
+                        m.d.sync += getattr(held, lane).eq(getattr(valu.o_result, lane))
         with m.If(i_takes):
             m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
                          i_simple.eq(simple_control(m, o_dec.alu_op, o_dec.imm)),
-                         i_pc.eq(o_pc), i_dec.eq(o_dec),
-                         i_a_reg.eq(o_a), i_b_reg.eq(o_b)]
-        a_addrs = [decoder.decoded.src1[:8], decoder.decoded.b_addr[:8], decoder.decoded.dst[:8]]
+                         i_pc.eq(o_pc), i_dec.eq(o_dec)]
         o_addrs = [o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]]
-        m.d.sync += o_planes.eq(Mux(o_takes, planes_step(planes_of(*a_addrs), *a_addrs),
+        m.d.sync += o_planes.eq(Mux(o_takes, planes_step(planes_of(*a_lookup), *a_lookup),
                                     planes_step(o_planes, *o_addrs)))
         with m.If(o_takes):
             m.d.sync += [o_pc.eq(a_pc), o_dec.eq(decoder.decoded),
                          o_fetch_fault.eq(a_fetch_fault)]
         with m.If(a_takes):
             m.d.sync += [a_pc.eq(d_pc), a_word.eq(d_word), a_fetch_fault.eq(d_fetch_fault)]
+            m.d.sync += [lookup.eq(addr[:8]) for lookup, addr in
+                         zip(a_lookup, (d_word.src1, b_address(d_word), d_word.dst))]
         m.d.sync += o_first.eq(o_takes)
         with m.If(f_read):
             m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)

@@ -13,7 +13,7 @@ from enum import IntEnum
 from amaranth.lib import data
 
 __all__ = [
-    "SCALE", "ONE", "MASK32", "LANES",
+    "SCALE", "ONE", "MASK32", "LANES", "LANE_WMASK_BITS",
     "Op", "OpInfo", "OPS", "op_info", "Kind",
     "Instruction", "pack", "unpack", "encode_imm",
     "InstructionLayout", "VectorLayout",
@@ -32,6 +32,7 @@ SCALE = 17                      # fraction bits of the Q14.17 lanes
 ONE = 1 << SCALE                # 1.0
 MASK32 = 0xFFFF_FFFF
 LANES = ("x", "y", "z")         # x = bits 95:64, y = 63:32, z = 31:0
+LANE_WMASK_BITS = (("x", 2), ("y", 1), ("z", 0))    # each lane's bit in a write mask
 
 
 # --- §3 opcodes ------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hdl.isa import VectorLayout, BANK_CONFIG, BANK_SWAP, BANK_OUTPUT
+from hdl.isa import VectorLayout, BANK_CONFIG, BANK_SWAP, BANK_OUTPUT, LANE_WMASK_BITS
 
 __all__ = ["RegisterFile", "SwapWrite", "swap_write", "in_swap_bank"]
 
@@ -166,7 +166,7 @@ class RegisterFile(wiring.Component):
             m.d.sync += [bypass_lanes.eq(Mux(exe_hit, self.w_mask, Mux(io_hit, 0b111, 0))),
                          bypass_row.eq(Mux(exe_general, self.w_data, self.io_data))]
             general = Signal(VectorLayout, name=f"{name}_general")
-            for bit, lane in ((2, "x"), (1, "y"), (0, "z")):
+            for lane, bit in LANE_WMASK_BITS:
                 m.d.comb += getattr(general, lane).eq(
                     Mux(bypass_lanes[bit], getattr(bypass_row, lane),
                         general_rp.data[32 * bit:32 * (bit + 1)]))
