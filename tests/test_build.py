@@ -153,6 +153,11 @@ def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
     assert "up to date" in messages[0]
     build_board("ulx3s-85f", 1, 75, out, seed=2, log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 2
+    # more nextpnr options reach nextpnr, and are part of what the stamp covers
+    build_board("ulx3s-85f", 1, 75, out, seed=2, nextpnr_extra="--placer-heap-beta 0.7",
+                log=lambda text: None)
+    assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 3
+    assert "--placer-heap-beta 0.7" in runs.read_text().splitlines()[-2]
 
 
 def test_place_only_build_stops_after_placement(tmp_path, monkeypatch):
