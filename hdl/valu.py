@@ -69,6 +69,7 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from hdl.arith import add_sub
 from hdl.divider import Divider, divider_latency
 from hdl.serial_divider import SerialDivider, serial_divider_latency, divider_passes
 from hdl.isa import LANES, ONE, OPS, SCALE, SWIZZLES, Kind, Op, VectorLayout
@@ -382,10 +383,9 @@ class VectorALU(wiring.Component):
             other = before_adder(other, f"other_{name}")
             ctl = before_adder(ctl, f"control_{name}")
             # sign-extended 33-bit lhs +/- rhs: bit 32 is the true sign that fix keeps
-            total = Signal(33, name=f"sum_{name}")
-            m.d.comb += total.eq(Mux(ctl.subtract,
-                                     lhs.as_signed() - rhs.as_signed(),
-                                     lhs.as_signed() + rhs.as_signed()))
+            # (one carry chain for both on ECP5, hdl/arith.py)
+            total = add_sub(m, Cat(lhs, lhs[31]), Cat(rhs, rhs[31]), ctl.subtract,
+                            platform=platform, name=f"sum_{name}")
             is_sum = Signal(name=f"is_sum_{name}")
             is_mod = Signal(name=f"is_mod_{name}")
             m.d.comb += [is_sum.eq((ctl.source == Source.FIX_SUM)

@@ -56,3 +56,14 @@ def test_divider_default_stream():
 @pytest.mark.parametrize("bits_per_stage", [1, 3])
 def test_divider_other_stage_widths(bits_per_stage):
     run_divider(bits_per_stage, divider_operands(3 + bits_per_stage, 700))
+
+
+def test_divisors_at_the_step_widths():
+    """Divisors at and beside +-2**w, where a restoring step's "|b| is wider" test flips (it is
+    worked out from b without negating it), with random and edge dividends."""
+    rng = random.Random(11)
+    divisors = [(sign * (1 << w) + delta) & 0xFFFF_FFFF
+                for w in range(1, 32) for sign in (1, -1) for delta in (-1, 0, 1)]
+    pairs = [(a, b) for b in divisors
+             for a in [random_word(rng), 0x7FFF_FFFF, 0x8000_0000, 1 << rng.randrange(32)]]
+    run_divider(2, pairs)
