@@ -33,7 +33,10 @@ A taken jump costs four bubbles (F, D, A and O are on the wrong path): the decis
 registered before fetch is redirected, which keeps the operand-to-fetch path short for the
 clock. TMREAD and OMWRITE check their addresses in the cycle after their first cycle without a
 hazard, from the operand registers, and send requests from the next (a registered check keeps
-operand values out of the issue decision).
+operand values out of the issue decision), each lane's request from registers loaded the cycle
+before; TMREAD's words are registered as they arrive, before they are sorted into its lanes.
+``omem_base`` (the band's output offset) must be stable from a routine's start (OMWRITE's range
+check compares with a register worked out from it).
 RETURN ends the routine at once (``done`` with the return value) unless a write to the swap
 bank is still in flight; other writes land while the next routine runs, the scoreboard keeps
 them invisible. ``settled`` says
@@ -59,7 +62,7 @@ from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, 
                      BANKS, BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
                      AddrOp, JumpFunc, LANE_WMASK_BITS)
 from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
-from hdl.regfile import RegisterFile, SwapWrite, swap_write, in_swap_bank
+from hdl.regfile import RegisterFile, SwapWrite, swap_write, in_swap_bank, register_row
 from hdl.valu import VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook
@@ -98,7 +101,7 @@ class WritebackTag(data.Struct):
     """Where an operation's result goes (kept with the write-port reservations)."""
     addr: 8
     wmask: 3
-    swap: SwapWrite       # (for the register file's swap write port)
+    swap: SwapWrite       # (for the register file's write port)
 
 
 class IoWrite(data.Struct):
@@ -267,7 +270,7 @@ class Core(wiring.Component):
         self.lut_memories = lut_memories
         self.ram = Memory(shape=unsigned(64), depth=user_words, init=[],
                           attrs={"ram_style": "distributed"} if lut_memories else None)
-        self.regfile = RegisterFile(swap_in_luts=lut_memories)
+        self.regfile = RegisterFile()
         self.fc = FlowControlEngine(lanes=1, addr_depth=stack_depth, jump_addr_bits=16)
 
     def elaborate(self, platform):
@@ -368,6 +371,11 @@ class Core(wiring.Component):
         # merging the copy back into a_word's flip-flops.
         a_lookup = [Signal(8, name=f"a_lookup_{name}", init=0xFF, reset_less=True)
                     for name in ("src1", "b", "dst")]
+        # (the register file's rows of the two read registers too: the memory's address then
+        # comes from these flip-flops through the two gates of ``register_row``, not from the
+        # decode of a_word)
+        m.d.comb += [rf.ra_row.eq(register_row(a_lookup[0], rf.swap_sel)),
+                     rf.rb_row.eq(register_row(a_lookup[1], rf.swap_sel))]
 
         # --- O: operands (the register file's data arrive) ------------------------------------
         o_valid = Signal()
@@ -394,14 +402,21 @@ class Core(wiring.Component):
         # So the issue decision reaches one flip-flop, not the enables of 192 (I's operand
         # registers' enables, then their inputs, were the most failing endpoints of the routed
         # 4-core top); the multiplexer picking the pair is in front of registers or the ALU.
-        i_pair = Signal()
+        # ``i_pair`` is kept in several flip-flops, one for each group of its loads (kept
+        # apart: synthesis would merge them): the pairs' loading (per operand: ~200 loads each),
+        # the multiplexers picking A and B (96 each), and the selects made after a
+        # computation on both pairs (``late``: a few)
+        pair_copies = {use: Signal(name=f"i_pair_{use}", attrs=KEEP)
+                       for use in ("load_a", "load_b", "a", "b", "late")}
+        i_pair_late = pair_copies["late"]
         operand_pairs = [(Signal(VectorLayout, name=f"i_a_pair{k}", reset_less=True),
                           Signal(VectorLayout, name=f"i_b_pair{k}", reset_less=True))
                          for k in range(2)]
         i_a_held = Signal(VectorLayout)         # I's operands (the pair in use)
         i_b_held = Signal(VectorLayout)
         (a0, b0), (a1, b1) = operand_pairs
-        m.d.comb += [i_a_held.eq(Mux(i_pair, a1, a0)), i_b_held.eq(Mux(i_pair, b1, b0))]
+        m.d.comb += [i_a_held.eq(Mux(pair_copies["a"], a1, a0)),
+                     i_b_held.eq(Mux(pair_copies["b"], b1, b0))]
 
         # the writeback bus (W): what lands in the register file this cycle
         # Write-port reservations: wb_slots[k] = a result lands k cycles from now; its tag is
@@ -660,8 +675,11 @@ class Core(wiring.Component):
             with m.If(outlook_for(i_dec.src1[:8])):
                 m.d.comb += [view.known.eq(outlook.known), view.negative.eq(outlook.negative),
                              view.zero.eq(outlook.zero)]
-            decide(view, i_dec, (i_b if self.alu_forwarding else i_b_held).x == 0,
-                   entering=False)
+            if self.alu_forwarding:
+                bx_zero = i_b.x == 0
+            else:                               # (per pair, as the compare)
+                bx_zero = Mux(i_pair_late, b1.x == 0, b0.x == 0)
+            decide(view, i_dec, bx_zero, entering=False)
             return view
 
         i_a = forwarded(i_a_held, i_sb.a_hit, "i_a")
@@ -769,47 +787,67 @@ class Core(wiring.Component):
         ]
 
         # memory lanes: requests x, y, z in order; TMREAD collects the three responses
+        # OMWRITE's words are base + v (33 bits) < omem_words, i.e. v < omem_words - base: the
+        # room above the band's base, registered (``omem_base`` changes only between routines,
+        # a band's base), so that no adder is in front of the compares
+        om_room = Signal(33, reset_less=True)
+        m.d.sync += om_room.eq(Mux(self.omem_base > self.omem_words, 0,
+                                   self.omem_words - self.omem_base))
         out_of_range = Signal()
-        where = [self.omem_base + v for v in a_lanes]
         m.d.comb += out_of_range.eq(Mux(
             is_tm, Cat(v >= self.tmem_words for v in a_lanes).any(),
-            Cat((v >= self.omem_words) | (w >= self.omem_words)
-                for v, w in zip(a_lanes, where)).any()))
+            Cat(v >= om_room for v in a_lanes).any()))
         with m.If(ready & (is_tm | is_om)):
             m.d.sync += mem_settled.eq(1)
         with m.If(mem_settled & ~mem_checked):
             m.d.sync += [mem_checked.eq(1), mem_bad.eq(out_of_range)]
-        # once checked the operands are final (nothing is in flight to them any more), so the
-        # lanes come straight from the flip-flops
+        # once checked the operands are final (nothing is in flight to them any more): each
+        # lane's request (address, with the band's base for OMWRITE, and data) is worked out
+        # into registers the cycle before it is sent (lane x while the addresses are checked,
+        # the next lane as one is taken), so that the request leaves the core from flip-flops
+        # (operands -> lane select -> base adder -> the skid buffer by the core was a failing
+        # path of the routed 4-core top)
         mem_go = i_valid & ~error & mem_checked & ~mem_bad
-        lane_addr = Signal(32)
-        lane_data = Signal(32)
-        with m.Switch(req_lane):
-            for n, lane in enumerate(("x", "y", "z")):
-                with m.Case(n):
-                    m.d.comb += [lane_addr.eq(getattr(i_a_held, lane)),
-                                 lane_data.eq(getattr(i_b_held, lane))]
+        req_addr = Signal(32, reset_less=True)
+        req_data = Signal(32, reset_less=True)
         reqs_left = req_lane < 3
         m.d.comb += [
             self.tm_req.valid.eq(mem_go & is_tm & reqs_left),
-            self.tm_req.payload.eq(lane_addr),
+            self.tm_req.payload.eq(req_addr),
             self.om_req.valid.eq(mem_go & is_om & reqs_left),
-            self.om_req.payload.addr.eq(self.omem_base + lane_addr),
-            self.om_req.payload.data.eq(lane_data),
+            self.om_req.payload.addr.eq(req_addr),
+            self.om_req.payload.data.eq(req_data),
         ]
         req_accepted = (self.tm_req.valid & self.tm_req.ready) | \
                        (self.om_req.valid & self.om_req.ready)
+
+        def load_request(lane):
+            address = getattr(i_a_held, lane)
+            m.d.sync += [req_addr.eq(Mux(is_om, self.omem_base + address, address)[:32]),
+                         req_data.eq(getattr(i_b_held, lane))]
+        with m.If(mem_settled & ~mem_checked):
+            load_request("x")
+        with m.Elif(req_accepted):
+            with m.Switch(req_lane):
+                for n, lane in enumerate(("y", "z")):
+                    with m.Case(n):
+                        load_request(lane)
         # (the third request sent, the third response in: flip-flops set as the count reaches
         # 3, so that the issue decision does not compare the counts)
         reqs_done = Signal()
         resps_done = Signal()
         with m.If(req_accepted):
             m.d.sync += [req_lane.eq(req_lane + 1), reqs_done.eq(req_lane == 2)]
-        with m.If(self.tm_resp.valid):
+        # texture words are registered as they arrive (from the shared texture port, across
+        # the chip) before they are sorted into the lanes (a cycle more per TMREAD)
+        tm_resp_valid = Signal()
+        tm_resp_word = Signal(32, reset_less=True)
+        m.d.sync += [tm_resp_valid.eq(self.tm_resp.valid), tm_resp_word.eq(self.tm_resp.payload)]
+        with m.If(tm_resp_valid):
             with m.Switch(resp_lane):
                 for n, lane in enumerate(("x", "y", "z")):
                     with m.Case(n):
-                        m.d.sync += getattr(tm_data, lane).eq(self.tm_resp.payload)
+                        m.d.sync += getattr(tm_data, lane).eq(tm_resp_word)
             m.d.sync += [resp_lane.eq(resp_lane + 1), resps_done.eq(resp_lane == 2)]
         m.d.comb += mem_done.eq(Mux(is_tm, resps_done, reqs_done))
         with m.If(i_issue | ~running):
@@ -822,20 +860,6 @@ class Core(wiring.Component):
         # operands, the jump's lane and relation picked last. So a conditional jump spends its
         # first cycle in I waiting (``decide``), and the compare's carry chains stay off the
         # path to the redirect. (MAIN's jumps wait for an operand in flight anyway.)
-        lane_less = Signal(3)               # bit 2 = x ... bit 0 = z, like write masks
-        lane_equal = Signal(3)
-        for lane, bit in LANE_WMASK_BITS:
-            difference = Signal(signed(33), name=f"compare_{lane}")
-            a_lane, b_lane = (getattr(v, lane).as_signed() for v in
-                              ((i_a, i_b) if self.alu_forwarding else (i_a_held, i_b_held)))
-            m.d.comb += [difference.eq(a_lane - b_lane), lane_less[bit].eq(difference[32]),
-                         lane_equal[bit].eq(a_lane == b_lane)]
-        less = Signal()
-        equal = Signal()
-        with m.Switch(i_dec.opcode[3:5]):                # 01 x, 10 y, 11 z
-            for sel, bit in ((1, 2), (2, 1), (3, 0)):
-                with m.Case(sel):
-                    m.d.comb += [less.eq(lane_less[bit]), equal.eq(lane_equal[bit])]
         def relation(less, equal, name):
             """The jump's relation (opcode bits 2:0: >, <, ==, !=, >=, <=) from A < B, A == B."""
             value = Signal(name=name)
@@ -845,8 +869,33 @@ class Core(wiring.Component):
                     with m.Case(rel):
                         m.d.comb += value.eq(holds)
             return value
+        def compare_of(a, b, name):
+            """The jump's relation of operand vectors ``a``, ``b`` (its lane, signed)."""
+            lane_less = Signal(3, name=f"{name}_less")      # bit 2 = x ... bit 0 = z
+            lane_equal = Signal(3, name=f"{name}_equal")
+            for lane, bit in LANE_WMASK_BITS:
+                difference = Signal(signed(33), name=f"{name}_{lane}")
+                a_lane, b_lane = getattr(a, lane).as_signed(), getattr(b, lane).as_signed()
+                m.d.comb += [difference.eq(a_lane - b_lane), lane_less[bit].eq(difference[32]),
+                             lane_equal[bit].eq(a_lane == b_lane)]
+            less = Signal(name=f"{name}_lane_less")
+            equal = Signal(name=f"{name}_lane_equal")
+            with m.Switch(i_dec.opcode[3:5]):                # 01 x, 10 y, 11 z
+                for sel, bit in ((1, 2), (2, 1), (3, 0)):
+                    with m.Case(sel):
+                        m.d.comb += [less.eq(lane_less[bit]), equal.eq(lane_equal[bit])]
+            return relation(less, equal, name)
+
         compare_reg = Signal()
-        m.d.sync += compare_reg.eq(relation(less, equal, "compare_next"))
+        if self.alu_forwarding:
+            m.d.sync += compare_reg.eq(compare_of(i_a, i_b, "compare"))
+        else:
+            # both operand pairs compared, the pair in use picked last (by a copy of
+            # ``i_pair`` of its own): the pair multiplexers and i_pair's fan-out are not in
+            # front of the compare's carry chains
+            m.d.sync += compare_reg.eq(Mux(i_pair_late,
+                                           compare_of(a1, b1, "compare_pair1"),
+                                           compare_of(a0, b0, "compare_pair0")))
         # A vs 0 from the outlook: A < 0 is "negative", A == 0 is "zero"
         early = relation(i_sb.negative, i_sb.zero, "early_compare")
         compare = Mux(early_jump, early, compare_reg)
@@ -983,11 +1032,12 @@ class Core(wiring.Component):
         # the valid bits depend on redirects and faults (the late signals), which keeps those
         # off the enables of a few hundred flip-flops.
         # I's operand pair in use takes the landing write, the other one O's operands
-        m.d.sync += i_pair.eq(i_pair ^ i_takes)
+        m.d.sync += [copy.eq(copy ^ i_takes) for copy in pair_copies.values()]
         for k, pair in enumerate(operand_pairs):
-            for held, from_o, hit in zip(pair, (o_a, o_b), (i_sb.a_hit, i_sb.b_hit)):
+            for held, from_o, hit, in_use in zip(pair, (o_a, o_b), (i_sb.a_hit, i_sb.b_hit),
+                                                 (pair_copies["load_a"], pair_copies["load_b"])):
                 for lane, bit in LANE_WMASK_BITS:
-                    with m.If(i_pair != k):
+                    with m.If(in_use != k):
                         m.d.sync += getattr(held, lane).eq(getattr(from_o, lane))
                     with m.Elif(hit & w_tag.wmask[bit]):
                         m.d.sync += getattr(held, lane).eq(getattr(valu.o_result, lane))
