@@ -10,7 +10,8 @@ CLKFB_DIV 1-80 and a VCO (clock x CLKOP_DIV) in 400-800 MHz: e.g. 50, 60, 62.5, 
 80, 100 MHz are exact. Another request gets the nearest achievable clock (``ecp5_pll``; the
 build report gives the one used).
 
-Reset: until the PLL locks, and while the PWR button is held (synchronised).
+Reset: until the PLL locks, and while the PWR button is held (synchronised, then spread
+over a global clock network).
 LEDs: 0 heartbeat (~1 Hz), 1 busy, 2 done, 3 error, 4 host-link command active, 7 PLL locked.
 UART: the FTDI port (resource "uart"), 8N1, 3 Mbaud by default.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from amaranth import Elaboratable, Module, Signal, ClockDomain, Instance
 from amaranth.lib import wiring, io
-from amaranth.lib.cdc import ResetSynchronizer
+from amaranth.lib.cdc import AsyncFFSynchronizer
 from amaranth.lib.wiring import In, Out
 
 from boards.host_link import HostLink
@@ -180,7 +181,13 @@ class Ulx3sTop(Elaboratable):
         # 25 MHz input and the dividers ("Derived frequency constraint of 75.0 MHz")
 
         m.submodules.button = button = io.Buffer("i", platform.request("button_pwr", 0, dir="-"))
-        m.submodules.reset_sync = ResetSynchronizer(~locked | button.i, domain="sync")
+        # The synchronised reset reaches several thousand flip-flops (every valid bit, count
+        # and state of four cores): over a global clock network (a DCCA buffer), not fabric
+        # routing, where it arrived up to 15.6 ns late at the far cores' LSR pins (a routed
+        # 4-core top's failing endpoints)
+        reset = Signal()
+        m.submodules.reset_sync = AsyncFFSynchronizer(~locked | button.i, reset, o_domain="sync")
+        m.submodules.reset_buffer = Instance("DCCA", i_CLKI=reset, i_CE=1, o_CLKO=cd_sync.rst)
 
         m.submodules.logic = logic = BoardLogic(self.gpu, self.divisor,
                                                 link_timeout=int(self.freq_hz // 64))
