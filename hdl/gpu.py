@@ -397,8 +397,12 @@ class Gpu(wiring.Component):
 
         # texture memory: host writes directly, host reads share the cores' read port
         tmem_w = self.tmem.write_port()
+        # (a texture write waits while a frame runs: a core may read any word then)
+        texture_write = is_write & texture_hit
         m.d.comb += [tmem_w.addr.eq(offset), tmem_w.data.eq(host.wdata),
-                     tmem_w.en.eq(is_write & texture_hit)]
+                     tmem_w.en.eq(texture_write & ~frame_busy)]
+        with m.If(texture_write):
+            m.d.comb += host.ready.eq(~frame_busy)
         # A host texture read is registered on its way to the texture port's arbiter (host
         # link state -> request -> arbiter -> the store's banks was a failing path group of
         # the 4-core top) and answered when the port answers; no other read is taken until

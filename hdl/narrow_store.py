@@ -21,6 +21,8 @@ path, the shared port's arbiter -> the address of every bank a failing path grou
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
 from amaranth.lib.memory import Memory
 
+from hdl.synthesis import READ_COLLISION_UNDEFINED
+
 __all__ = ["TextureStore", "PixelStore", "BANK_WORDS"]
 
 _SHIFT = 9
@@ -45,7 +47,10 @@ class _NarrowMemory(Elaboratable):
         self.depth = depth
         self.bank_bits = (bank_words - 1).bit_length()
         assert bank_words == 1 << self.bank_bits
-        self.banks = [Memory(shape=unsigned(8), depth=min(bank_words, depth - base), init=[])
+        # (nothing reads a word in the cycle it is written: the Gpu takes no host texture write
+        # while a frame runs, and output words are read once the frame is done; hdl/synthesis.py)
+        self.banks = [Memory(shape=unsigned(8), depth=min(bank_words, depth - base), init=[],
+                             attrs=READ_COLLISION_UNDEFINED)
                       for base in range(0, depth, bank_words)]
         self._read_ports = []
         self._write_ports = []

@@ -36,6 +36,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import VectorLayout, BANK_SWAP, BANK_OUTPUT, LANE_WMASK_BITS
+from hdl.synthesis import READ_COLLISION_UNDEFINED
 
 __all__ = ["RegisterFile", "SwapWrite", "swap_write", "in_swap_bank", "register_row", "ROWS"]
 
@@ -111,7 +112,10 @@ class RegisterFile(wiring.Component):
 
     def __init__(self):
         super().__init__()
-        self.copies = [Memory(shape=unsigned(96), depth=ROWS, init=[]) for _ in "AB"]
+        # (a read in the cycle its row is written is answered by the bypass below: the memory's
+        # own answer does not matter, hdl/synthesis.py)
+        self.copies = [Memory(shape=unsigned(96), depth=ROWS, init=[],
+                              attrs=READ_COLLISION_UNDEFINED) for _ in "AB"]
 
     def storage(self, addr, swap_copy):
         """(the A and B copies of the memory, row) holding register ``addr`` (testbenches)."""

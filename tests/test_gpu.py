@@ -1,7 +1,7 @@
 """The whole GPU (hdl/gpu.py) through its host port in Amaranth's simulator: frames identical to
 the model on 1 and 2 cores with triangle loading hidden, a core error reported through
-STATUS/ERROR_INFO (and the next frame running cleanly), scene writes held back while a frame
-runs, the control registers and memories as docs/host-interface.md describes them, and a top level that exports to RTLIL (plain ports, no
+STATUS/ERROR_INFO (and the next frame running cleanly), scene and texture writes held back while
+a frame runs, the control registers and memories as docs/host-interface.md describes them, and a top level that exports to RTLIL (plain ports, no
 combinational loops)."""
 
 import dataclasses
@@ -147,6 +147,31 @@ def test_scene_write_during_a_frame_waits_for_its_end(rom):
     assert seen["status_after"] == STATUS_DONE
     assert seen["omem"] == expected
     assert (seen["row"].x, seen["row"].y, seen["row"].z) == new_row
+
+
+def test_texture_write_during_a_frame_waits_for_its_end(rom):
+    """Likewise a texture word (a core may read any texture word while a frame runs: on the
+    FPGA a read in the cycle its word is written is undefined, hdl/synthesis.py)."""
+    scene = tiny_scene(size=2, bands=2, triangles=2)
+    expected, _, _ = render_model(scene, rom, cores=1, jobs=1)
+    dut = gpu_for_scene(scene, rom, cores=2)
+    seen = {}
+
+    async def host(ctx):
+        bus = HostDriver(ctx, dut.host)
+        await load_and_start(bus, scene)
+        await ctx.tick().repeat(20)
+        seen["busy_before"] = (await bus.read(control(Reg.STATUS))) & STATUS_BUSY
+        await bus.write(host_address(Region.TEXTURE, 0), 0x7F << 9)
+        seen["status_after"] = await bus.read(control(Reg.STATUS))
+        seen["omem"] = await bus.read_many(host_address(Region.OUTPUT), len(expected))
+        seen["texel"] = await bus.read(host_address(Region.TEXTURE, 0))
+
+    simulate(dut, host)
+    assert seen["busy_before"]
+    assert seen["status_after"] == STATUS_DONE
+    assert seen["omem"] == expected
+    assert seen["texel"] == 0x7F << 9
 
 
 def test_done_comes_after_the_frames_last_output_write_landed(rom):
