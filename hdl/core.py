@@ -63,9 +63,10 @@ from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, 
                      AddrOp, JumpFunc, LANE_WMASK_BITS)
 from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
 from hdl.regfile import RegisterFile, SwapWrite, swap_write, in_swap_bank, register_row
-from hdl.valu import VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control
+from hdl.valu import (VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control, OpClass,
+                       op_class)
 from hdl.fc_engine import FlowControlEngine
-from hdl.div_outlook import DivOutlook
+from hdl.div_outlook import DivOutlook, magnitude
 from hdl.skid_buffer import SkidBuffer
 
 __all__ = ["Core", "CoreError", "OutputWrite", "IoRow"]
@@ -395,6 +396,7 @@ class Core(wiring.Component):
         # opcode's decode is then not on the ALU's forwarding loop (result -> forwarding ->
         # operand select -> adder -> result)
         i_simple = Signal(SimpleControl, reset_less=True)
+        i_op_class = Signal(OpClass, reset_less=True)    # (likewise the ALU's unit flags)
         # I's operands come from flip-flops (loaded from O, then kept up to date by the
         # forwarding): a block RAM's clock-to-out (5.6 ns on ECP5) is not on the issue path.
         # Two register pairs are used in turn (``i_pair``: the one holding I's operands): the
@@ -463,8 +465,24 @@ class Core(wiring.Component):
                         getattr(raw_vector, lane)))
             return value
 
-        o_a = forwarded(Mux(o_first, rf.ra_data, o_a_hold), lands_now(o_dec.src1), "o_a")
-        o_b = forwarded(Mux(o_first, rf.rb_data, o_b_hold), lands_now(o_dec.b_addr), "o_b")
+        def operand_in_o(read, hold, hit, name):
+            """O's operand: in its first cycle the register file's (``read``), later what it
+            holds (``hold``), with the write landing now forwarded (when ``hit``). The block
+            RAM's word, the late input, passes one multiplexer before the forwarding's."""
+            value = Signal(VectorLayout, name=name)
+            for lane, bit in LANE_WMASK_BITS:
+                take_ram = Signal(name=f"{name}_take_ram_{lane}")
+                m.d.comb += [
+                    take_ram.eq(o_first & read.use_ram[bit]),
+                    getattr(value, lane).eq(Mux(
+                        hit & w_tag.wmask[bit], getattr(valu.o_result, lane),
+                        Mux(take_ram, getattr(read.ram, lane),
+                            Mux(o_first, getattr(read.early, lane), getattr(hold, lane))))),
+                ]
+            return value
+
+        o_a = operand_in_o(rf.ra_data, o_a_hold, lands_now(o_dec.src1), "o_a")
+        o_b = operand_in_o(rf.rb_data, o_b_hold, lands_now(o_dec.b_addr), "o_b")
         m.d.sync += [o_a_hold.eq(o_a), o_b_hold.eq(o_b)]
 
         # scoreboard: per register, how many writes are in flight (0-3) and the latency rank of
@@ -699,13 +717,19 @@ class Core(wiring.Component):
         m.d.sync += [sb_stay.eq(view_of_i()), sb_issue.eq(view_of_o(True)),
                      sb_none.eq(view_of_o(False)), sb_wrote.eq(issued_write)]
 
-        outlook_a = Signal(32, reset_less=True)
-        outlook_b = Signal(32, reset_less=True)
-        if self.alu_forwarding:
-            m.d.sync += [outlook_a.eq(i_a.x), outlook_b.eq(i_b.x)]
-        else:                                   # (a DIV issues with its operands in I's registers)
-            m.d.sync += [outlook_a.eq(i_a_held.x), outlook_b.eq(i_b_held.x)]
-        m.d.comb += [outlook.a.eq(outlook_a), outlook.b.eq(outlook_b)]
+        # the outlook's operands: the magnitudes and signs of I's lane-x operands, registered
+        # every cycle (the DIV's when it issues)
+        outlook_in = [Signal(32, name="outlook_mag_a", reset_less=True),
+                      Signal(32, name="outlook_mag_b", reset_less=True),
+                      Signal(name="outlook_negative_a", reset_less=True),
+                      Signal(name="outlook_negative_b", reset_less=True)]
+        # (a DIV issues with its operands in I's registers unless forwarded into)
+        div_a, div_b = (i_a.x, i_b.x) if self.alu_forwarding else (i_a_held.x, i_b_held.x)
+        m.d.sync += [reg.eq(value) for reg, value in
+                     zip(outlook_in, (magnitude(div_a), magnitude(div_b), div_a[31], div_b[31]))]
+        m.d.comb += [port.eq(reg) for port, reg in
+                     zip((outlook.mag_a, outlook.mag_b, outlook.negative_a, outlook.negative_b),
+                         outlook_in)]
 
         i_writes = i_dec.writes_reg     # this instruction writes a register (through the ALU)
         hazard = i_sb.hazard
@@ -934,6 +958,7 @@ class Core(wiring.Component):
             valu.i_valid.eq(alu_go & i_writes),   # results nobody keeps stay out
             valu.i_op.eq(i_dec.alu_op),
             valu.i_simple.eq(i_simple),
+            valu.i_class.eq(i_op_class),
             valu.i_a.eq(alu_a),
             valu.i_b.eq(alu_b),
             valu.i_imm.eq(i_dec.imm),
@@ -1044,6 +1069,7 @@ class Core(wiring.Component):
         with m.If(i_takes):
             m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
                          i_simple.eq(simple_control(m, o_dec.alu_op, o_dec.imm)),
+                         i_op_class.eq(op_class(o_dec.alu_op)),
                          i_pc.eq(o_pc), i_dec.eq(o_dec)]
         o_addrs = [o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]]
         m.d.sync += o_planes.eq(Mux(o_takes, planes_step(planes_of(*a_lookup), *a_lookup),

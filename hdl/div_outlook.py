@@ -11,9 +11,11 @@ the operands' magnitudes in all but extreme cases. With N = |a| << 17 and d = |b
                     result is non-zero with the sign sign(a) xor sign(b)
 * N >= 2^31 d:      the kept bits of q depend on the whole division: ``known`` = 0
 
-Combinational; the core works it out in the cycle after a DIV issues (from its registered
-lane-x operands), records it for the DIV's destination (lane x) and lets a conditional jump on
-lane x against a zero operand use it instead of waiting for the divider.
+Combinational, from the operands' magnitudes and signs (``magnitude``): the core takes the
+magnitudes of a DIV's lane-x operands as it issues (registered: the negations' carry chains are
+then not in front of the compares'), works the outlook out in the next cycle, records it for
+the DIV's destination (lane x) and lets a conditional jump on lane x against a zero operand
+use it instead of waiting for the divider.
 """
 
 from amaranth import Module, Mux
@@ -22,7 +24,7 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.isa import SCALE
 
-__all__ = ["DivOutlook", "div_outlook"]
+__all__ = ["DivOutlook", "div_outlook", "magnitude"]
 
 
 def div_outlook(a, b):
@@ -38,24 +40,32 @@ def div_outlook(a, b):
     return False, False, False
 
 
+def magnitude(value):
+    """|value| of a 32-bit two's complement value (|0x80000000| = 0x80000000)."""
+    return Mux(value[31], -value, value)[:32]
+
+
 class DivOutlook(wiring.Component):
-    a: In(32)
-    b: In(32)
+    """Ports: ``mag_a``, ``mag_b`` (``magnitude`` of the operands), ``negative_a``,
+    ``negative_b`` (their sign bits) in; ``known``, ``negative``, ``zero`` out."""
+    mag_a: In(32)
+    mag_b: In(32)
+    negative_a: In(1)
+    negative_b: In(1)
     known: Out(1)
     negative: Out(1)
     zero: Out(1)
 
     def elaborate(self, platform):
         m = Module()
-        mag_a = Mux(self.a[31], -self.a, self.a)[:32]
-        mag_b = Mux(self.b[31], -self.b, self.b)[:32]
+        mag_a, mag_b = self.mag_a, self.mag_b
         divisor_zero = mag_b == 0
         quotient_zero = (mag_a << SCALE) < mag_b
         quotient_fits = mag_a < (mag_b << (31 - SCALE))
         with m.If(divisor_zero):
-            m.d.comb += [self.known.eq(1), self.negative.eq(self.a[31])]
+            m.d.comb += [self.known.eq(1), self.negative.eq(self.negative_a)]
         with m.Elif(quotient_zero):
             m.d.comb += [self.known.eq(1), self.zero.eq(1)]
         with m.Elif(quotient_fits):
-            m.d.comb += [self.known.eq(1), self.negative.eq(self.a[31] ^ self.b[31])]
+            m.d.comb += [self.known.eq(1), self.negative.eq(self.negative_a ^ self.negative_b)]
         return m

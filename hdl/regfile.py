@@ -38,7 +38,8 @@ from amaranth.lib.wiring import In, Out
 from hdl.isa import VectorLayout, BANK_SWAP, BANK_OUTPUT, LANE_WMASK_BITS
 from hdl.synthesis import READ_COLLISION_UNDEFINED
 
-__all__ = ["RegisterFile", "SwapWrite", "swap_write", "in_swap_bank", "register_row", "ROWS"]
+__all__ = ["RegisterFile", "RegisterRead", "SwapWrite", "swap_write",
+           "in_swap_bank", "register_row", "ROWS"]
 
 ROWS = 192
 # the swap bank's registers share bits 7:5 (001), so a swap row keeps bits 4:0 of the number
@@ -73,10 +74,23 @@ def swap_write(addr):
     return in_swap_bank(addr)
 
 
+class RegisterRead(data.Struct):
+    """A read port's answer: lane l of the register is ``ram``'s where ``use_ram`` bit l (bit 2
+    = x .. bit 0 = z) is set, else ``early``'s (a write landing in the read's cycle, or 0 for
+    an output register). ``early`` and ``use_ram`` come from flip-flops; ``ram`` is the block
+    RAM's word, late in the cycle (5.6 ns clock-to-out on ECP5)."""
+    ram: VectorLayout
+    early: VectorLayout
+    use_ram: 3
+
+
 class RegisterFile(wiring.Component):
     """Ports (addresses are register numbers 0-131):
 
-    * ``ra_addr``/``ra_data``, ``rb_addr``/``rb_data``: read ports; data one cycle later.
+    * ``ra_addr``/``ra_data``, ``rb_addr``/``rb_data``: read ports; data one cycle later, as a
+      ``RegisterRead`` (the block RAM's word, what replaces it, and which lanes take it), so
+      that a reader picking among more values can keep the late word for its last
+      multiplexers.
       ``ra_row``/``rb_row``: the register's row, ``register_row(addr, swap_sel)``, worked out by
       the reader a cycle ahead (the memory's address comes from flip-flops).
     * ``w_en``, ``w_addr``, ``w_mask`` (bit 2 = x .. bit 0 = z), ``w_data``: EXE writeback. The
@@ -92,10 +106,10 @@ class RegisterFile(wiring.Component):
     """
     ra_addr: In(8)
     ra_row: In(8)
-    ra_data: Out(VectorLayout)
+    ra_data: Out(RegisterRead)
     rb_addr: In(8)
     rb_row: In(8)
-    rb_data: Out(VectorLayout)
+    rb_data: Out(RegisterRead)
     w_en: In(1)
     w_addr: In(8)
     w_mask: In(3)
@@ -177,6 +191,5 @@ class RegisterFile(wiring.Component):
                                                     getattr(self.io_data, lane)), 0)),
                     use_ram[bit].eq(~hit_lanes[bit] & ~reads_zero),
                 ]
-                m.d.comb += getattr(out, lane).eq(
-                    Mux(use_ram[bit], read.data[32 * bit:32 * (bit + 1)], getattr(early, lane)))
+            m.d.comb += [out.ram.eq(read.data), out.early.eq(early), out.use_ram.eq(use_ram)]
         return m

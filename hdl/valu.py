@@ -48,7 +48,8 @@ are at most 2**45 in magnitude (scaled), so the sum stage works on 48 bits: exac
 
 Ports: in ``i_valid``, ``i_op[7]`` (an ``hdl.isa.Op`` value), ``i_a``, ``i_b`` (VectorLayout),
 ``i_imm[32]`` (SETx value, SWIZZLE3D selector), ``i_pc[16]`` (LEA), ``i_tag[tag_width]``,
-with ``predecoded=True`` ``i_simple`` (SimpleControl: ``simple_control(i_op, i_imm)``);
+with ``predecoded=True`` ``i_simple`` (SimpleControl: ``simple_control(i_op, i_imm)``) and
+``i_class`` (OpClass: ``op_class(i_op)``);
 out ``o_valid``, ``o_result`` (VectorLayout, the full vector: the lane write mask
 ``OPS[op].wmask`` is the core's business), ``o_tag``, ``collision`` (sticky; also set by a MAG
 sent while ``mag_ready`` is low, or a multiplier operation while ``mul_ready`` is low),
@@ -79,7 +80,7 @@ from hdl.serial_sqrt import SerialSquareRoot
 from hdl.shared_divider import divider_link, shared_divider_latency
 
 __all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS",
-           "MULTIPLIER_OPS", "SimpleControl", "simple_control"]
+           "MULTIPLIER_OPS", "SimpleControl", "simple_control", "OpClass", "op_class"]
 
 
 class LatencyClass(Enum):
@@ -222,6 +223,28 @@ def simple_control(m, op, imm):
     return control
 
 
+class OpClass(data.Struct):
+    """Which unit an ALU opcode uses and how (one-hot where it can be): what the ALU's issue
+    logic and the multipliers' operand selects look at, decoded from the opcode by the ALU or
+    (``predecoded=True``) a stage earlier by the issuer, ``op_class``."""
+    simple: 1             # a SIMPLE-class opcode (or a non-ALU one: it goes down SIMPLE too)
+    multiply: 1           # MUL, IMUL, MULP
+    unscaled: 1           # IMUL
+    mulp: 1
+    cross: 1
+    dot: 1
+    mag: 1
+    div: 1
+
+
+def op_class(op):
+    """The OpClass value of opcode ``op`` (an Amaranth value)."""
+    def one_of(*ops):
+        return Cat(op == o for o in ops).any()
+    return Cat(~one_of(*_NOT_SIMPLE), one_of(Op.MUL, Op.IMUL, Op.MULP), op == Op.IMUL,
+               op == Op.MULP, op == Op.CROSS, op == Op.DOT, op == Op.MAG, op == Op.DIV)
+
+
 def fix_of(value, sign_bit):
     """theia-isa.md §4 fix: the true sign (bit ``sign_bit`` of a wide enough two's complement
     result) and the low 31 bits."""
@@ -279,6 +302,7 @@ class VectorALU(wiring.Component):
             members["div"] = Out(divider_link())
         if predecoded:
             members["i_simple"] = In(SimpleControl)
+            members["i_class"] = In(OpClass)
         super().__init__(members)
 
     def latency(self, op):
@@ -309,8 +333,13 @@ class VectorALU(wiring.Component):
         a_lanes = [a.x, a.y, a.z]
         b_lanes = [b.x, b.y, b.z]
 
-        def is_op(*ops):
-            return Cat(op == o for o in ops).any()
+        # which unit, and how (from the issuer's flip-flops when predecoded: the opcode's
+        # compares are then not in front of the multipliers' operand multiplexers)
+        if self.predecoded:
+            cls = self.i_class
+        else:
+            cls = Signal(OpClass)
+            m.d.comb += cls.eq(op_class(op))
 
         def isolate(enable, value):
             """Operand isolation (option): a unit's inputs held at 0 unless it is issued an
@@ -343,7 +372,7 @@ class VectorALU(wiring.Component):
         simple_result = [Signal(32, name=f"simple_{n}", reset_less=True) for n in LANES]
         # a non-ALU opcode also takes the SIMPLE path (result 0) so that o_valid answers it
         entering = Signal()
-        m.d.comb += entering.eq(self.i_valid & ~is_op(*_NOT_SIMPLE))
+        m.d.comb += entering.eq(self.i_valid & cls.simple)
         m.d.sync += [simple_valid.eq(before_adder(entering, "valid", reset_less=False)),
                      simple_tag.eq(before_adder(self.i_tag, "tag"))]
         control = self.i_simple if self.predecoded else simple_control(m, op, self.i_imm)
@@ -397,9 +426,8 @@ class VectorALU(wiring.Component):
         outputs.append((LatencyClass.SIMPLE, simple_valid, simple_result, simple_tag))
 
         # --- multipliers (MULTIPLY, PRODUCT_SUM, MAGNITUDE) -------------------------------------
-        is_mulp, is_cross, is_dot, is_mag = (op == Op.MULP), (op == Op.CROSS), \
-            (op == Op.DOT), (op == Op.MAG)
-        is_multiply = is_op(Op.MUL, Op.IMUL, Op.MULP)
+        is_mulp, is_cross, is_dot, is_mag = cls.mulp, cls.cross, cls.dot, cls.mag
+        is_multiply = cls.multiply
         two_pass = self.cross_passes == 2
         # (``second``: the subtrahends' pass of a two-pass CROSS)
         second = Signal()
@@ -427,7 +455,7 @@ class VectorALU(wiring.Component):
                 a_in = Mux(is_mulp, ax, a_in)
                 b_in = Mux(is_mulp, ay, b_in)
             lane_inputs.append((isolate(multiply_issue, a_in), isolate(multiply_issue, b_in),
-                                op != Op.IMUL))
+                                ~cls.unscaled))
         if two_pass:
             # the subtrahends wait a cycle in registers; meanwhile nothing else may use the
             # multipliers (``mul_ready``, a flip-flop: it feeds the core's issue decision)
@@ -520,7 +548,7 @@ class VectorALU(wiring.Component):
             # (``mag_ready`` is a flip-flop: it feeds the core's issue decision)
             mag_wait = Signal(range(SerialSquareRoot.BUSY_CYCLES + 1))
             mag_ready = Signal(init=1)
-            with m.If(self.i_valid & (op == Op.MAG)):
+            with m.If(self.i_valid & cls.mag):
                 m.d.sync += [mag_wait.eq(SerialSquareRoot.BUSY_CYCLES), mag_ready.eq(0)]
             with m.Elif(mag_wait != 0):
                 m.d.sync += [mag_wait.eq(mag_wait - 1), mag_ready.eq(mag_wait == 1)]
@@ -536,7 +564,7 @@ class VectorALU(wiring.Component):
         outputs.append((LatencyClass.MAGNITUDE, root.o_valid, [root.o_root] * 3, root.o_tag))
 
         # --- DIVIDE ------------------------------------------------------------------------------
-        divide_issue = self.i_valid & (op == Op.DIV)
+        divide_issue = self.i_valid & cls.div
         if self.dividers == 0:
             # a shared divider outside (hdl/shared_divider.py), no tag (the quotient comes back
             # to this ALU only). The quotient is registered as it arrives, a cycle more: the
