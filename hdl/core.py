@@ -363,8 +363,7 @@ class Core(wiring.Component):
         a_pc = Signal(16, reset_less=True)
         a_word = Signal(InstructionLayout, reset_less=True)
         a_fetch_fault = Signal()
-        m.d.comb += [rf.ra_addr.eq(a_word.src1[:8]), rf.rb_addr.eq(b_address(a_word)[:8]),
-                     decoder.word.eq(a_word)]
+        m.d.comb += decoder.word.eq(a_word)
         # A's register addresses (SRC1, B, DST) once more, for the scoreboard planes' lookups:
         # a_word's address bits also reach the register file and the decoder, and their
         # fan-out into the planes' multiplexers was a routed 4-core top's critical path (7.3 ns
@@ -372,10 +371,12 @@ class Core(wiring.Component):
         # merging the copy back into a_word's flip-flops.
         a_lookup = [Signal(8, name=f"a_lookup_{name}", init=0xFF, reset_less=True)
                     for name in ("src1", "b", "dst")]
-        # (the register file's rows of the two read registers too: the memory's address then
-        # comes from these flip-flops through the two gates of ``register_row``, not from the
-        # decode of a_word)
-        m.d.comb += [rf.ra_row.eq(register_row(a_lookup[0], rf.swap_sel)),
+        # They address the register file too, rows and bypass compares: from these flip-flops
+        # through the two gates of ``register_row`` (and the compares), not through the decode
+        # of a_word (B's address picked by the instruction type: the routed 4-core top's
+        # failing path into the bypass registers)
+        m.d.comb += [rf.ra_addr.eq(a_lookup[0]), rf.rb_addr.eq(a_lookup[1]),
+                     rf.ra_row.eq(register_row(a_lookup[0], rf.swap_sel)),
                      rf.rb_row.eq(register_row(a_lookup[1], rf.swap_sel))]
 
         # --- O: operands (the register file's data arrive) ------------------------------------

@@ -471,7 +471,11 @@ class Gpu(wiring.Component):
             m.d.sync += total.eq(_sum(values))
             with m.If(start_taken):
                 m.d.sync += at_start.eq(total)
-            frame_counts[name] = (total - at_start)[:32]
+            # (registered: the subtraction's carry chain then is not in front of the host's
+            # answer register; the counts lag a cycle)
+            frame_count = Signal(32, name=f"{name}_in_frame")
+            m.d.sync += frame_count.eq(total - at_start)
+            frame_counts[name] = frame_count
         cycles = Signal(32)
         with m.If(start_taken):
             m.d.sync += cycles.eq(0)
