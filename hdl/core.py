@@ -225,9 +225,10 @@ class Core(wiring.Component):
     routine of ``start_entry`` starts again in the cycle this one returns, without a ``start``
     (the control unit's MAIN -> MAIN): it comes from flip-flops, so the path from the RETURN
     to the next fetch address does not leave the core. ``flip`` (only while not busy, or with
-    ``done``) exchanges the swap copies. ``io_*`` write configuration and swap rows (see
-    RegisterFile; a row lands a cycle or more after ``io_valid & io_ready``, ``io_idle`` says
-    all have); ``imem_*`` writes the user instruction RAM (word index from 0x8000).
+    ``done``) exchanges the swap copies. ``io_*`` write configuration rows (only while no
+    routine runs: the IO unit's band rows and the host's broadcast are written then) and swap
+    rows (see RegisterFile; a row lands a cycle or more after ``io_valid & io_ready``,
+    ``io_idle`` says all have); ``imem_*`` writes the user instruction RAM (word index from 0x8000).
     """
 
     def __init__(self, rom, *, user_words=1024, tmem_words=196_608, omem_words=3 * 256 * 256,

@@ -99,6 +99,7 @@ class RegisterFile(wiring.Component):
       no address compare is on the write enables' path. ``w_swap``: ``swap_write(w_addr)``,
       worked out by the writer a cycle or more ahead.
     * ``io_valid``, ``io_addr`` (0-63), ``io_data``, ``io_ready``: the IO side writes a config row
+      (only while nothing reads registers: a read in the cycle of the write would not see it)
       or a row of the swap copy EXE does not see; ``io_swap`` likewise; ``io_ready`` =
       ``io_slot``: the caller promises no EXE write in that cycle, so ``io_slot`` (a flip-flop)
       alone chooses which side a write port serves.
@@ -149,7 +150,6 @@ class RegisterFile(wiring.Component):
 
         exe_we = self.w_en & (self.w_mask != 0)
         io_slot = self.io_slot
-        io_general = self.io_valid & io_slot & ~self.io_swap.hit
         m.d.comb += self.io_ready.eq(io_slot)
         exe_row = Signal(8)
         io_row = Signal(8)
@@ -166,9 +166,9 @@ class RegisterFile(wiring.Component):
                 m.d.comb += [port.addr.eq(exe_row), port.data.eq(self.w_data),
                              port.en.eq(Mux(self.w_en, self.w_mask, 0))]
 
-        # The write landing in the cycle a register is read: which lanes, and their values
-        # (EXE writes any register it may write, the IO side configuration rows; IO swap rows
-        # go to the copy EXE does not see)
+        # The write landing in the cycle a register is read: which lanes, and their values.
+        # Only EXE's writes: the IO side writes configuration rows only while no routine runs
+        # (nothing reads then) and swap rows into the copy EXE does not see
         for memory, addr, row, out, name in ((self.copies[0], self.ra_addr, self.ra_row,
                                               self.ra_data, "a"),
                                              (self.copies[1], self.rb_addr, self.rb_row,
@@ -176,20 +176,16 @@ class RegisterFile(wiring.Component):
             read = memory.read_port()
             m.d.comb += read.addr.eq(row)
             exe_hit = exe_we & (self.w_addr == addr)
-            io_hit = io_general & (self.io_addr == addr[:7])
-            hit_lanes = Mux(exe_hit, self.w_mask, Mux(io_hit, 0b111, 0))
             reads_zero = addr >= BANK_OUTPUT.first
             # Everything but the memory's word is known in the address's cycle and registered
-            # (``early``: the landing write's lane, or 0), with which lanes take the block RAM's
-            # word (``use_ram``): the word, late in the next cycle, passes one multiplexer
+            # (``early``: the landing write's data, or 0 for an output register), with which
+            # lanes take the block RAM's word (``use_ram``): the word, late in the next cycle,
+            # passes one multiplexer. (``early`` takes the write data whether it hits or not:
+            # no compare on its path.)
             early = Signal(VectorLayout, name=f"{name}_early", reset_less=True)
             use_ram = Signal(3, name=f"{name}_use_ram", reset_less=True)
+            m.d.sync += early.eq(Mux(reads_zero, 0, self.w_data.as_value()))
             for lane, bit in LANE_WMASK_BITS:
-                m.d.sync += [
-                    getattr(early, lane).eq(Mux(hit_lanes[bit],
-                                                Mux(exe_hit, getattr(self.w_data, lane),
-                                                    getattr(self.io_data, lane)), 0)),
-                    use_ram[bit].eq(~hit_lanes[bit] & ~reads_zero),
-                ]
+                m.d.sync += use_ram[bit].eq(~(exe_hit & self.w_mask[bit]) & ~reads_zero)
             m.d.comb += [out.ram.eq(read.data), out.early.eq(early), out.use_ram.eq(use_ram)]
         return m

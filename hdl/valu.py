@@ -190,13 +190,34 @@ assert set(SIMPLE_RECIPES) == {op for op, c in CLASS_OF.items() if c == LatencyC
 FRACTION_MASK = ONE - 1
 
 
+class OtherSource(data.Struct):
+    """Which value a SIMPLE lane's ``other`` (every result but the adder's) is, one-hot (so that
+    the multiplexer is an AND-OR of flags decoded a stage ahead); none for ZERO and the sums."""
+    a: 1                   # (also MOD: a, and'ed with the sum)
+    b: 1
+    frac: 1
+    intp: 1
+    unscale: 1
+    rescale: 1
+    lea: 1
+    imm: 1
+    swizzle: 1
+
+
+#: the OtherSource flag of each source that has one
+_OTHER_FLAG = {Source.A: "a", Source.MOD: "a", Source.B: "b", Source.FRAC: "frac",
+               Source.INTP: "intp", Source.UNSCALE: "unscale", Source.RESCALE: "rescale",
+               Source.LEA: "lea", Source.IMM: "imm", Source.SWIZZLE: "swizzle"}
+
+
 class SimpleLane(data.Struct):
     """How one lane of the SIMPLE class makes its result (a recipe of SIMPLE_RECIPES)."""
     source: Source
+    other: OtherSource     # (``source`` again, one-hot for the ``other`` multiplexer)
     lhs: Operand           # the lane adder's operands
     rhs: Operand
     subtract: 1
-    swizzle_from: 2        # SWIZZLE3D: the lane of B that this lane takes
+    swizzle_from: 3        # SWIZZLE3D: the lane of B that this lane takes (one-hot: x, y, z)
 
 
 #: the SIMPLE class's control: lanes x, y, z
@@ -213,13 +234,16 @@ def simple_control(m, op, imm):
                 for lane, (src, lhs, rhs, sub) in enumerate(recipes):
                     m.d.comb += [control[lane].source.eq(src), control[lane].lhs.eq(lhs),
                                  control[lane].rhs.eq(rhs), control[lane].subtract.eq(sub)]
+                    if src in _OTHER_FLAG:
+                        m.d.comb += getattr(control[lane].other, _OTHER_FLAG[src]).eq(1)
         with m.Default():
             m.d.comb += [control[lane].source.eq(Source.ZERO) for lane in range(3)]
     # (selectors >= 22 are illegal; the core stops on them, any value will do)
     with m.Switch(imm[:5]):
         for selector, (_, sources) in SWIZZLES.items():
             with m.Case(selector):
-                m.d.comb += [control[lane].swizzle_from.eq(s) for lane, s in enumerate(sources)]
+                m.d.comb += [control[lane].swizzle_from.eq(1 << s)
+                             for lane, s in enumerate(sources)]
     return control
 
 
@@ -395,20 +419,20 @@ class VectorALU(wiring.Component):
 
             lhs = before_adder(operand(ctl.lhs), f"lhs_{name}")
             rhs = before_adder(operand(ctl.rhs), f"rhs_{name}")
-            swizzled = Mux(ctl.swizzle_from == 0, b.x, Mux(ctl.swizzle_from == 1, b.y, b.z))
             # ``other``: every other source's value (0 for ZERO; MOD's mask a, and'ed with the
-            # sum). The adder's results join in the last multiplexer: the sum is the late signal
-            # (operands forwarded from the ALU's own output, then a 33-bit carry chain)
+            # sum), an AND-OR over one-hot flags. The adder's results join in the last
+            # multiplexer: the sum is the late signal (a 33-bit carry chain)
+            swizzled = _or_all(Mux(ctl.swizzle_from[n], lane_b, 0)
+                               for n, lane_b in enumerate((b.x, b.y, b.z)))
             other = Signal(32, name=f"simple_other_{name}")
-            with m.Switch(ctl.source):
-                for src, value in {
-                    Source.A: a_l, Source.B: b_l, Source.MOD: a_l,
-                    Source.FRAC: a_l & FRACTION_MASK, Source.INTP: a_l & ~FRACTION_MASK,
-                    Source.UNSCALE: a_l.as_signed() >> SCALE, Source.RESCALE: a_l << SCALE,
-                    Source.LEA: lea, Source.IMM: self.i_imm, Source.SWIZZLE: swizzled,
-                }.items():
-                    with m.Case(src):
-                        m.d.comb += other.eq(value)
+            other_values = {
+                "a": a_l, "b": b_l,
+                "frac": a_l & FRACTION_MASK, "intp": a_l & ~FRACTION_MASK,
+                "unscale": (a_l.as_signed() >> SCALE)[:32], "rescale": (a_l << SCALE)[:32],
+                "lea": lea, "imm": self.i_imm, "swizzle": swizzled,
+            }
+            m.d.comb += other.eq(_or_all(Mux(getattr(ctl.other, flag), value, 0)
+                                         for flag, value in other_values.items()))
             other = before_adder(other, f"other_{name}")
             ctl = before_adder(ctl, f"control_{name}")
             # sign-extended 33-bit lhs +/- rhs: bit 32 is the true sign that fix keeps
