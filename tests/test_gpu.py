@@ -121,14 +121,13 @@ def test_core_error_is_reported_and_the_next_frame_runs(rom):
     assert seen["pixels2"] == scene.pixel_count
 
 
-def test_scene_write_during_a_frame_waits_for_its_end(rom):
-    """A scene row written while a frame runs is stored only once the frame has ended (the
-    write shares a block-RAM port with the cores' scene reads): the frame renders the scene as
-    it was, and the row is there afterwards."""
+def _write_during_a_frame(rom, write, read_back):
+    """Renders a 2-core frame while ``write(ctx, bus)`` writes the host's words into it: the
+    frame must come out as the scene was and stay busy until then; returns
+    ``read_back(ctx, bus)`` after the frame."""
     scene = tiny_scene(size=2, bands=2, triangles=2)
     expected, _, _ = render_model(scene, rom, cores=1, jobs=1)
     dut = gpu_for_scene(scene, rom, cores=2)
-    new_row = (0x1234, 0x5678, 0x9ABC)          # V0 of triangle 1
     seen = {}
 
     async def host(ctx):
@@ -136,42 +135,45 @@ def test_scene_write_during_a_frame_waits_for_its_end(rom):
         await load_and_start(bus, scene)
         await ctx.tick().repeat(20)
         seen["busy_before"] = (await bus.read(control(Reg.STATUS))) & STATUS_BUSY
-        for lane, word in enumerate(new_row):
-            await bus.write(host_address(Region.SCENE, (1 * SLOT_ROWS + 0) * 4 + lane), word)
+        await write(ctx, bus)
         seen["status_after"] = await bus.read(control(Reg.STATUS))
         seen["omem"] = await bus.read_many(host_address(Region.OUTPUT), len(expected))
-        seen["row"] = ctx.get(dut.scene_mem.data[1 * SLOT_ROWS + 0])
+        seen["back"] = await read_back(ctx, bus, dut)
 
     simulate(dut, host)
     assert seen["busy_before"]
     assert seen["status_after"] == STATUS_DONE
     assert seen["omem"] == expected
-    assert (seen["row"].x, seen["row"].y, seen["row"].z) == new_row
+    return seen["back"]
+
+
+def test_scene_write_during_a_frame_waits_for_its_end(rom):
+    """A scene row written while a frame runs is stored only once the frame has ended (the
+    write shares a block-RAM port with the cores' scene reads): the frame renders the scene as
+    it was, and the row is there afterwards."""
+    new_row = (0x1234, 0x5678, 0x9ABC)          # V0 of triangle 1
+
+    async def write(ctx, bus):
+        for lane, word in enumerate(new_row):
+            await bus.write(host_address(Region.SCENE, (1 * SLOT_ROWS + 0) * 4 + lane), word)
+
+    async def read_back(ctx, bus, dut):
+        row = ctx.get(dut.scene_mem.data[1 * SLOT_ROWS + 0])
+        return (row.x, row.y, row.z)
+
+    assert _write_during_a_frame(rom, write, read_back) == new_row
 
 
 def test_texture_write_during_a_frame_waits_for_its_end(rom):
     """Likewise a texture word (a core may read any texture word while a frame runs: on the
     FPGA a read in the cycle its word is written is undefined, hdl/synthesis.py)."""
-    scene = tiny_scene(size=2, bands=2, triangles=2)
-    expected, _, _ = render_model(scene, rom, cores=1, jobs=1)
-    dut = gpu_for_scene(scene, rom, cores=2)
-    seen = {}
-
-    async def host(ctx):
-        bus = HostDriver(ctx, dut.host)
-        await load_and_start(bus, scene)
-        await ctx.tick().repeat(20)
-        seen["busy_before"] = (await bus.read(control(Reg.STATUS))) & STATUS_BUSY
+    async def write(ctx, bus):
         await bus.write(host_address(Region.TEXTURE, 0), 0x7F << 9)
-        seen["status_after"] = await bus.read(control(Reg.STATUS))
-        seen["omem"] = await bus.read_many(host_address(Region.OUTPUT), len(expected))
-        seen["texel"] = await bus.read(host_address(Region.TEXTURE, 0))
 
-    simulate(dut, host)
-    assert seen["busy_before"]
-    assert seen["status_after"] == STATUS_DONE
-    assert seen["omem"] == expected
-    assert seen["texel"] == 0x7F << 9
+    async def read_back(ctx, bus, dut):
+        return await bus.read(host_address(Region.TEXTURE, 0))
+
+    assert _write_during_a_frame(rom, write, read_back) == 0x7F << 9
 
 
 def test_done_comes_after_the_frames_last_output_write_landed(rom):
