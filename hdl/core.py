@@ -68,14 +68,13 @@ from hdl.valu import (VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control, 
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook, magnitude
 from hdl.skid_buffer import SkidBuffer
+from hdl.synthesis import KEEP
 
 __all__ = ["Core", "CoreError", "OutputWrite", "IoRow"]
 
-# Wires synthesis must keep (Yosys' ``keep``): the logic on either side is not merged across
-# them. On the issue decision and the scoreboard's candidate views it keeps the decision the
+# (KEEP on the issue decision and the scoreboard's candidate views keeps the decision the
 # last multiplexer before the views' registers; unkept, ABC folded the decision into the
-# view logic, ~8 levels before the register (``bench.paths``).
-KEEP = {"keep": 1}
+# view logic, ~8 levels before the register: ``bench.paths``)
 
 
 class CoreError(IntEnum):
@@ -370,15 +369,23 @@ class Core(wiring.Component):
         # fan-out into the planes' multiplexers was a routed 4-core top's critical path (7.3 ns
         # of routing in one net). Their init (all ones, a_word's is 0) keeps synthesis from
         # merging the copy back into a_word's flip-flops.
-        a_lookup = [Signal(8, name=f"a_lookup_{name}", init=0xFF, reset_less=True)
-                    for name in ("src1", "b", "dst")]
-        # They address the register file too, rows and bypass compares: from these flip-flops
-        # through the two gates of ``register_row`` (and the compares), not through the decode
-        # of a_word (B's address picked by the instruction type: the routed 4-core top's
-        # failing path into the bypass registers)
-        m.d.comb += [rf.ra_addr.eq(a_lookup[0]), rf.rb_addr.eq(a_lookup[1]),
-                     rf.ra_row.eq(register_row(a_lookup[0], rf.swap_sel)),
-                     rf.rb_row.eq(register_row(a_lookup[1], rf.swap_sel))]
+        # Three copies, each for a group of loads (each bit of one copy selected among 64
+        # pairs of bits in five planes, and a 5.9 ns route to them was a routed 4-core top's
+        # critical path): the count planes' lookups; the latency and outlook planes' (DST,
+        # SRC1); the register file's addresses.
+        def lookup_copy(use, names=("src1", "b", "dst")):
+            return [Signal(8, name=f"a_{use}_{name}", init=0xFF, reset_less=True, attrs=KEEP)
+                    for name in names]
+        a_lookup = lookup_copy("lookup")
+        a_lookup_more = lookup_copy("lookup_more", ("src1", "dst"))
+        a_rf_addr = lookup_copy("rf", ("src1", "b"))
+        # The register file's copy addresses it, rows and bypass compares: from these
+        # flip-flops through the two gates of ``register_row`` (and the compares), not through
+        # the decode of a_word (B's address picked by the instruction type: the routed 4-core
+        # top's failing path into the bypass registers)
+        m.d.comb += [rf.ra_addr.eq(a_rf_addr[0]), rf.rb_addr.eq(a_rf_addr[1]),
+                     rf.ra_row.eq(register_row(a_rf_addr[0], rf.swap_sel)),
+                     rf.rb_row.eq(register_row(a_rf_addr[1], rf.swap_sel))]
 
         # --- O: operands (the register file's data arrive) ------------------------------------
         o_valid = Signal()
@@ -618,13 +625,14 @@ class Core(wiring.Component):
         # brought up to date with every cycle's plane update while it is in O.
         o_planes = Signal(PlaneView)
 
-        def planes_of(src1, b_addr, dst_addr):
-            """The planes' PlaneView of the registers of an instruction."""
+        def planes_of(src1, b_addr, dst_addr, more_src1, more_dst):
+            """The planes' PlaneView of the registers of an instruction (``more_``: copies of
+            SRC1's and DST's numbers for the latency and outlook planes)."""
             def count(addr):
                 return Cat(count_lo.bit_select(addr, 1), count_hi.bit_select(addr, 1))
             return Cat(count(src1), count(b_addr), count(dst_addr),
-                       Cat(plane.bit_select(dst_addr, 1) for plane in latency_planes),
-                       Cat(plane.bit_select(src1, 1)
+                       Cat(plane.bit_select(more_dst, 1) for plane in latency_planes),
+                       Cat(plane.bit_select(more_src1, 1)
                            for plane in (outlook_known, outlook_negative, outlook_zero)))
 
         def planes_step(view, src1, b_addr, dst_addr):
@@ -1074,15 +1082,20 @@ class Core(wiring.Component):
                          i_op_class.eq(op_class(o_dec.alu_op)),
                          i_pc.eq(o_pc), i_dec.eq(o_dec)]
         o_addrs = [o_dec.src1[:8], o_dec.b_addr[:8], o_dec.dst[:8]]
-        m.d.sync += o_planes.eq(Mux(o_takes, planes_step(planes_of(*a_lookup), *a_lookup),
+        m.d.sync += o_planes.eq(Mux(o_takes, planes_step(planes_of(*a_lookup, *a_lookup_more),
+                                                             *a_lookup),
                                     planes_step(o_planes, *o_addrs)))
         with m.If(o_takes):
             m.d.sync += [o_pc.eq(a_pc), o_dec.eq(decoder.decoded),
                          o_fetch_fault.eq(a_fetch_fault)]
         with m.If(a_takes):
             m.d.sync += [a_pc.eq(d_pc), a_word.eq(d_word), a_fetch_fault.eq(d_fetch_fault)]
-            m.d.sync += [lookup.eq(addr[:8]) for lookup, addr in
-                         zip(a_lookup, (d_word.src1, b_address(d_word), d_word.dst))]
+            d_src1, d_b, d_dst = (addr[:8] for addr in
+                                  (d_word.src1, b_address(d_word), d_word.dst))
+            m.d.sync += [copy.eq(addr) for copies, addrs in
+                         ((a_lookup, (d_src1, d_b, d_dst)), (a_lookup_more, (d_src1, d_dst)),
+                          (a_rf_addr, (d_src1, d_b)))
+                         for copy, addr in zip(copies, addrs)]
         m.d.sync += o_first.eq(o_takes)
         with m.If(f_read):
             m.d.sync += d_pc.eq(f_addr)           # (f_pc, or the launch address)

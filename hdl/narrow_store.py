@@ -9,8 +9,8 @@ pixels, not raw output words.
 Both have the part of ``lib.memory.Memory``'s interface the Gpu uses (``read_port()``,
 ``write_port()``, ports with ``addr``/``en``/``data``; 32-bit ``data``), so the Gpu uses them
 like its 32-bit memories, except that a read takes three cycles (``READ_LATENCY``): the
-stores are banks of eight block RAMs (``BANK_WORDS``); a read's address is registered before
-it fans out to every bank, and every bank's word is registered beside its block RAMs before the
+stores are banks of eight block RAMs (``BANK_WORDS``); a read's address is registered in a
+copy beside every bank, and every bank's word is registered beside its block RAMs before the
 multiplexer over all banks picks one (writes are registered on their way in too: no answer,
 so no latency to see). On the ULX3S the texture store is 96 block RAMs all over the chip: the
 block RAM's clock-to-output (5.8 ns) followed by that multiplexer was the 1-core top's critical
@@ -21,7 +21,7 @@ path, the shared port's arbiter -> the address of every bank a failing path grou
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
 from amaranth.lib.memory import Memory
 
-from hdl.synthesis import READ_COLLISION_UNDEFINED
+from hdl.synthesis import KEEP, READ_COLLISION_UNDEFINED
 
 __all__ = ["TextureStore", "PixelStore", "BANK_WORDS"]
 
@@ -72,29 +72,36 @@ class _NarrowMemory(Elaboratable):
         for k, bank in enumerate(self.banks):
             m.submodules[f"bank{k}"] = bank
         for port in self._write_ports:
-            addr, en = self._registered(m, port, "write")
-            data = Signal(32)                   # (narrowed after the register)
-            m.d.sync += data.eq(port.data)
-            data_byte = self.narrow(data)
-            bank_index = addr[self.bank_bits:]
+            # each bank's address, enable and byte registered beside it (one register's fan-out
+            # to every bank across the chip was 16 ns of routing in a 4-core top)
+            data_byte = self.narrow(port.data)
+            bank_index = port.addr[self.bank_bits:]
             for k, bank in enumerate(self.banks):
+                addr, en = self._registered(m, port.addr, port.en & (bank_index == k),
+                                            f"write{k}")
+                data = Signal(8, name=f"write{k}_data")
+                m.d.sync += data.eq(data_byte)
                 inner = bank.write_port()
-                m.d.comb += [inner.addr.eq(addr), inner.en.eq(en & (bank_index == k)),
-                             inner.data.eq(data_byte)]
+                m.d.comb += [inner.addr.eq(addr), inner.en.eq(en), inner.data.eq(data)]
         for port in self._read_ports:
-            # the address registered, every bank reads (no decode on the address path); its word
-            # is registered in the next cycle, then the bank index, two cycles older, picks one
-            addr, en = self._registered(m, port, "read")
+            # each bank's copy of the address registered, every bank reads (no decode on the
+            # address path); its word is registered in the next cycle, then the bank index,
+            # two cycles older, picks one
+            en = Signal()                       # the banks read
             read = Signal()                     # the banks' outputs hold a new read
+            addressed = Signal(range(len(self.banks)))
             bank_index = Signal(range(len(self.banks)))
             picked = Signal(range(len(self.banks)))
-            m.d.sync += read.eq(en)
+            m.d.sync += [en.eq(port.en), read.eq(en)]
+            with m.If(port.en):
+                m.d.sync += addressed.eq(port.addr[self.bank_bits:])
             with m.If(en):
-                m.d.sync += bank_index.eq(addr[self.bank_bits:])
+                m.d.sync += bank_index.eq(addressed)
             with m.If(read):
                 m.d.sync += picked.eq(bank_index)
             words = []
             for k, bank in enumerate(self.banks):
+                addr, en = self._registered(m, port.addr, port.en, f"read{k}")
                 inner = bank.read_port()
                 word = Signal(8, name=f"bank{k}_word")
                 m.d.comb += [inner.addr.eq(addr), inner.en.eq(en)]
@@ -109,14 +116,14 @@ class _NarrowMemory(Elaboratable):
             m.d.comb += port.data.eq(self.widen(byte))
         return m
 
-
     @staticmethod
-    def _registered(m, port, name):
-        """``port``'s address and enable, registered (the first cycle of a read or write)."""
-        addr = Signal.like(port.addr, name=f"{name}_addr")
-        en = Signal(name=f"{name}_en")
-        m.d.sync += [addr.eq(port.addr), en.eq(port.en)]
-        return addr, en
+    def _registered(m, addr, en, name):
+        """A bank's copy of a port's address and enable, registered (the first cycle of a read
+        or write). The copies are kept apart (synthesis would merge them back into one)."""
+        addr_copy = Signal.like(addr, name=f"{name}_addr", attrs=KEEP)
+        en_copy = Signal(name=f"{name}_en", attrs=KEEP)
+        m.d.sync += [addr_copy.eq(addr), en_copy.eq(en)]
+        return addr_copy, en_copy
 
 
 class TextureStore(_NarrowMemory):

@@ -9,10 +9,16 @@ block RAM's two ports promise nothing: Yosys then delays every write by a cycle 
 comparator and a multiplexer after the block RAM (``emulate_read_first``), on the read data's
 path. The attribute lets it map the memory as it is (``RD_COLLISION_X_MASK``).
 
+``KEEP``: a wire or register synthesis keeps as it is (Yosys' ``keep``): logic is not merged
+across it, and copies of one register (each feeding a group of loads far apart) are not
+merged into one.
+
 ``YOSYS_AFTER_READ``: the commands, for the board build's synthesis script (``hdl.build``).
 """
 
-__all__ = ["READ_COLLISION_UNDEFINED", "YOSYS_AFTER_READ"]
+__all__ = ["KEEP", "READ_COLLISION_UNDEFINED", "YOSYS_AFTER_READ"]
+
+KEEP = {"keep": 1}
 
 _COLLISION_ATTR = "theia_read_collision_undefined"
 READ_COLLISION_UNDEFINED = {_COLLISION_ATTR: 1}
