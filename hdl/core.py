@@ -474,25 +474,40 @@ class Core(wiring.Component):
                         getattr(raw_vector, lane)))
             return value
 
-        def operand_in_o(read, hold, hit, name):
+        class OperandInO:
             """O's operand: in its first cycle the register file's (``read``), later what it
-            holds (``hold``), with the write landing now forwarded (when ``hit``). The block
-            RAM's word, the late input, passes one multiplexer before the forwarding's."""
-            value = Signal(VectorLayout, name=name)
-            for lane, bit in LANE_WMASK_BITS:
-                take_ram = Signal(name=f"{name}_take_ram_{lane}")
-                m.d.comb += [
-                    take_ram.eq(o_first & read.use_ram[bit]),
-                    getattr(value, lane).eq(Mux(
-                        hit & w_tag.wmask[bit], getattr(valu.o_result, lane),
-                        Mux(take_ram, getattr(read.ram, lane),
-                            Mux(o_first, getattr(read.early, lane), getattr(hold, lane))))),
-                ]
-            return value
+            holds (``hold``), with the write landing now forwarded (when ``hit``). A lane is
+            the block RAM's word (``ram``) where ``takes_ram`` has its bit, else ``rest``'s.
+            Every register that loads it has the block RAM's word (the late input: the block
+            RAM's clock-to-output) in its last multiplexer: ``load`` keeps what else it loads
+            (``other``) apart, so synthesis does not fold the word into that logic (I's
+            operand registers' inputs were a failing path group of the routed 4-core top)."""
+            def __init__(self, read, hold, hit, name):
+                self.name = name
+                self.ram = read.ram
+                self.takes_ram = Signal(3, name=f"{name}_takes_ram")
+                self.rest = Signal(VectorLayout, name=f"{name}_rest")
+                for lane, bit in LANE_WMASK_BITS:
+                    forward = hit & w_tag.wmask[bit]
+                    m.d.comb += [
+                        self.takes_ram[bit].eq(o_first & read.use_ram[bit] & ~forward),
+                        getattr(self.rest, lane).eq(Mux(
+                            forward, getattr(valu.o_result, lane),
+                            Mux(o_first, getattr(read.early, lane), getattr(hold, lane)))),
+                    ]
 
-        o_a = operand_in_o(rf.ra_data, o_a_hold, lands_now(o_dec.src1), "o_a")
-        o_b = operand_in_o(rf.rb_data, o_b_hold, lands_now(o_dec.b_addr), "o_b")
-        m.d.sync += [o_a_hold.eq(o_a), o_b_hold.eq(o_b)]
+            def load(self, register, takes=Const(1), other=None):
+                """``register`` loads the operand when ``takes``, else ``other`` (a
+                VectorLayout value; by default it keeps its value)."""
+                name = f"{register.as_value().name}_from_{self.name}"
+                kept = Signal(VectorLayout, name=f"{name}_other", attrs=KEEP)
+                m.d.comb += kept.eq(Mux(takes, self.rest,
+                                        register if other is None else other))
+                for lane, bit in LANE_WMASK_BITS:
+                    take_ram = Signal(name=f"{name}_ram_{lane}")
+                    m.d.comb += take_ram.eq(takes & self.takes_ram[bit])
+                    m.d.sync += getattr(register, lane).eq(
+                        Mux(take_ram, getattr(self.ram, lane), getattr(kept, lane)))
 
         # scoreboard: per register, how many writes are in flight (0-3) and the latency rank of
         # the latest (the WAW rule compares latencies only); a register is pending while any
@@ -551,6 +566,32 @@ class Core(wiring.Component):
                 return from_ring
             bypass = i_dec.latency == 1
             return Mux(bypass, (dst == addr) & (i_dec.wmask != 0), from_ring)
+
+        # O's forwarding compares (``lands_now`` of O's registers) from registers: the
+        # register numbers of next cycle's landing write (I's, issued now with latency 1, or
+        # ``next_tag``'s) against next cycle's O's (A's, or O's own), all four compared a cycle
+        # early and picked by registered flags. The compare was in front of the choice of the
+        # block RAM's word: on the path into I's operand registers.
+        w_from_i = Signal()                 # w_tag is the tag I issued last cycle
+        m.d.sync += w_from_i.eq(issued_write & (i_dec.latency == 1))
+
+        def lands_in_o(from_a, held, name):
+            """``lands_now(held)`` where O's register number is ``from_a`` when it came from A
+            last cycle (``o_first``), else ``held``."""
+            same = {}
+            for o_side, o_addr in (("a", from_a), ("o", held)):
+                for w_side, w_addr in (("i", i_dec.dst[:8]), ("ring", next_tag.addr)):
+                    same[o_side, w_side] = Signal(name=f"{name}_{o_side}_is_{w_side}")
+                    m.d.sync += same[o_side, w_side].eq(w_addr == o_addr[:8])
+            return w_lands & Mux(o_first, Mux(w_from_i, same["a", "i"], same["a", "ring"]),
+                                 Mux(w_from_i, same["o", "i"], same["o", "ring"]))
+
+        o_a = OperandInO(rf.ra_data, o_a_hold,
+                         lands_in_o(decoder.decoded.src1, o_dec.src1, "o_a_lands"), "o_a")
+        o_b = OperandInO(rf.rb_data, o_b_hold,
+                         lands_in_o(decoder.decoded.b_addr, o_dec.b_addr, "o_b_lands"), "o_b")
+        o_a.load(o_a_hold)
+        o_b.load(o_b_hold)
 
         def event_to(addr):
             """Last cycle's write issued to register ``addr`` (not in the planes yet)."""
@@ -1071,11 +1112,12 @@ class Core(wiring.Component):
         for k, pair in enumerate(operand_pairs):
             for held, from_o, hit, in_use in zip(pair, (o_a, o_b), (i_sb.a_hit, i_sb.b_hit),
                                                  (pair_copies["load_a"], pair_copies["load_b"])):
+                kept = Signal(VectorLayout, name=f"{held.as_value().name}_kept")
                 for lane, bit in LANE_WMASK_BITS:
-                    with m.If(in_use != k):
-                        m.d.sync += getattr(held, lane).eq(getattr(from_o, lane))
-                    with m.Elif(hit & w_tag.wmask[bit]):
-                        m.d.sync += getattr(held, lane).eq(getattr(valu.o_result, lane))
+                    m.d.comb += getattr(kept, lane).eq(
+                        Mux(hit & w_tag.wmask[bit], getattr(valu.o_result, lane),
+                            getattr(held, lane)))
+                from_o.load(held, takes=in_use != k, other=kept)
         with m.If(i_takes):
             m.d.sync += [i_class.eq(issue_class(o_dec, o_fetch_fault)),
                          i_simple.eq(simple_control(m, o_dec.alu_op, o_dec.imm)),
