@@ -68,7 +68,7 @@ from hdl.valu import (VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control, 
 from hdl.fc_engine import FlowControlEngine
 from hdl.div_outlook import DivOutlook, magnitude
 from hdl.skid_buffer import SkidBuffer
-from hdl.synthesis import KEEP
+from hdl.synthesis import KEEP, REGISTER_COPY
 
 __all__ = ["Core", "CoreError", "OutputWrite", "IoRow"]
 
@@ -367,14 +367,12 @@ class Core(wiring.Component):
         # A's register addresses (SRC1, B, DST) once more, for the scoreboard planes' lookups:
         # a_word's address bits also reach the register file and the decoder, and their
         # fan-out into the planes' multiplexers was a routed 4-core top's critical path (7.3 ns
-        # of routing in one net). Their init (all ones, a_word's is 0) keeps synthesis from
-        # merging the copy back into a_word's flip-flops.
-        # Three copies, each for a group of loads (each bit of one copy selected among 64
-        # pairs of bits in five planes, and a 5.9 ns route to them was a routed 4-core top's
-        # critical path): the count planes' lookups; the latency and outlook planes' (DST,
-        # SRC1); the register file's addresses.
+        # of routing in one net). Three copies (``REGISTER_COPY``), each for a group of loads
+        # (each bit of one copy selected among 64 pairs of bits in five planes, and a 5.9 ns
+        # route to them was a routed 4-core top's critical path): the count planes' lookups;
+        # the latency and outlook planes' (DST, SRC1); the register file's addresses.
         def lookup_copy(use, names=("src1", "b", "dst")):
-            return [Signal(8, name=f"a_{use}_{name}", init=0xFF, reset_less=True, attrs=KEEP)
+            return [Signal(8, name=f"a_{use}_{name}", reset_less=True, attrs=REGISTER_COPY)
                     for name in names]
         a_lookup = lookup_copy("lookup")
         a_lookup_more = lookup_copy("lookup_more", ("src1", "dst"))
@@ -417,7 +415,7 @@ class Core(wiring.Component):
         # apart: synthesis would merge them): the pairs' loading (per operand: ~200 loads each),
         # the multiplexers picking A and B (96 each), and the selects made after a
         # computation on both pairs (``late``: a few)
-        pair_copies = {use: Signal(name=f"i_pair_{use}", attrs=KEEP)
+        pair_copies = {use: Signal(name=f"i_pair_{use}", attrs=REGISTER_COPY)
                        for use in ("load_a", "load_b", "a", "b", "late")}
         i_pair_late = pair_copies["late"]
         operand_pairs = [(Signal(VectorLayout, name=f"i_a_pair{k}", reset_less=True),

@@ -334,18 +334,25 @@ class Gpu(wiring.Component):
         band_lane = offset[:3]
         band_write = Signal()
         m.d.comb += band_write.eq(is_write & (region == Region.BANDS) & (band < self.max_bands))
-        entry = Signal(BandEntry)
-        m.d.comb += [entry.initial.eq(staged_row), entry.final.eq(staged_final),
-                     entry.base.eq(host.wdata),
-                     table_w.addr.eq(band), table_w.data.eq(entry)]
+        # (registered on its way to the table: the host request's decode in front of the
+        # write enables of its ~2000 LUT RAM cells was a failing path of the routed 4-core
+        # top; a start waits while the write is in flight, ``band_in_flight``)
+        entry = Signal(BandEntry, reset_less=True)
+        table_addr = Signal.like(table_w.addr, reset_less=True)
+        table_en = Signal.like(table_w.en)
+        m.d.sync += [entry.initial.eq(staged_row), entry.final.eq(staged_final),
+                     entry.base.eq(host.wdata), table_addr.eq(band), table_en.eq(0)]
+        m.d.comb += [table_w.addr.eq(table_addr), table_w.data.eq(entry),
+                     table_w.en.eq(table_en)]
+        band_in_flight = table_en.any()
         with m.If(band_write):
             with m.Switch(band_lane):
                 with m.Case(2):
-                    m.d.comb += table_w.en.eq(0b0000111)
+                    m.d.sync += table_en.eq(0b0000111)
                 with m.Case(6):
-                    m.d.comb += table_w.en.eq(0b0111000)
+                    m.d.sync += table_en.eq(0b0111000)
                 with m.Case(3):
-                    m.d.comb += table_w.en.eq(0b1000000)
+                    m.d.sync += table_en.eq(0b1000000)
 
         # scene memory: a triangle row is stored with its z word, between frames (a row 7 is
         # stored too and never read). The write shares port A's address with scene port 0's
@@ -441,12 +448,12 @@ class Gpu(wiring.Component):
 
         # --- control/status registers ------------------------------------------------------
         control_write = is_write & (region == Region.CONTROL)
-        with m.If(control_write & (config_held | code_in_flight)):
+        with m.If(control_write & (config_held | code_in_flight | band_in_flight)):
             m.d.comb += host.ready.eq(0)        # (a start waits for the configuration row
                                                 # and the user code)
         start = Signal()
         m.d.comb += start.eq(control_write & (offset == Reg.CTRL) & ((host.wdata & CTRL_START) != 0)
-                             & ~frame_busy & ~config_held & ~code_in_flight)
+                             & ~frame_busy & ~config_held & ~code_in_flight & ~band_in_flight)
         m.d.sync += start_taken.eq(start)
         m.d.comb += dispatcher.start.eq(start_taken)
         with m.If(control_write & (offset == Reg.NUM_TRIANGLES)):

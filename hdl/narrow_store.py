@@ -21,7 +21,7 @@ path, the shared port's arbiter -> the address of every bank a failing path grou
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
 from amaranth.lib.memory import Memory
 
-from hdl.synthesis import KEEP, READ_COLLISION_UNDEFINED
+from hdl.synthesis import REGISTER_COPY, READ_COLLISION_UNDEFINED
 
 __all__ = ["TextureStore", "PixelStore", "BANK_WORDS"]
 
@@ -120,8 +120,8 @@ class _NarrowMemory(Elaboratable):
     def _registered(m, addr, en, name):
         """A bank's copy of a port's address and enable, registered (the first cycle of a read
         or write). The copies are kept apart (synthesis would merge them back into one)."""
-        addr_copy = Signal.like(addr, name=f"{name}_addr", attrs=KEEP)
-        en_copy = Signal(name=f"{name}_en", attrs=KEEP)
+        addr_copy = Signal.like(addr, name=f"{name}_addr", attrs=REGISTER_COPY)
+        en_copy = Signal(name=f"{name}_en", attrs=REGISTER_COPY)
         m.d.sync += [addr_copy.eq(addr), en_copy.eq(en)]
         return addr_copy, en_copy
 
