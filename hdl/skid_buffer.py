@@ -10,7 +10,7 @@ into ``skid``; ``i.ready`` is then low (``i.ready == ~skid_valid``). ``empty``: 
 (what was taken has been passed on).
 """
 
-from amaranth import Module, Signal
+from amaranth import Module, Signal, Mux
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
@@ -41,11 +41,15 @@ class SkidBuffer(wiring.Component):
             self.empty.eq(~head_valid & ~skid_valid),
         ]
         taken = self.i.valid & ~skid_valid
+        # The payload registers' enables do not depend on the producer's valid (it comes
+        # from across the chip; as the enable of ~100 flip-flops it was a failing path group
+        # of the routed 4-core top): ``skid`` loads whatever is offered while it is empty
+        # (kept only when taken as the head stalls), ``head`` loads whenever it moves on.
+        with m.If(~skid_valid):
+            m.d.sync += skid.eq(self.i.payload)
         with m.If(~head_valid | self.o.ready):          # the head register moves on
-            with m.If(skid_valid):
-                m.d.sync += [head.eq(skid), skid_valid.eq(0)]
-            with m.Else():
-                m.d.sync += [head.eq(self.i.payload), head_valid.eq(taken)]
+            m.d.sync += [head.eq(Mux(skid_valid, skid, self.i.payload)),
+                         head_valid.eq(skid_valid | taken), skid_valid.eq(0)]
         with m.Elif(taken):                              # the consumer stalls: one more
-            m.d.sync += [skid.eq(self.i.payload), skid_valid.eq(1)]
+            m.d.sync += skid_valid.eq(1)
         return m
