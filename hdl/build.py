@@ -325,6 +325,20 @@ def program(bitstream):
     return output
 
 
+def _join_option_values(argv, options):
+    """``--option VALUE`` as ``--option=VALUE`` for ``options`` (argparse takes a lone value
+    that starts with a dash, such as ``--nextpnr-opts --tmg-ripup``, for an option)."""
+    joined = []
+    rest = iter(argv)
+    for arg in rest:
+        if arg in options:
+            value = next(rest, None)
+            joined.append(arg if value is None else f"{arg}={value}")
+        else:
+            joined.append(arg)
+    return joined
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m hdl.build", description=__doc__.split("\n")[0])
     parser.add_argument("kind", nargs="?", choices=("verilog", "rtlil"),
@@ -347,7 +361,8 @@ def main(argv=None):
     parser.add_argument("--program", action="store_true", help="flash the board after building")
     parser.add_argument("--allow-timing-failure", action="store_true",
                         help="--program even when the design misses --freq")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_option_values(sys.argv[1:] if argv is None else argv,
+                                                 ("--nextpnr-opts",)))
     if (args.kind is None) == (args.board is None):
         parser.error("give either verilog|rtlil or --board")
     if args.program and not args.board:

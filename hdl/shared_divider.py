@@ -1,7 +1,7 @@
 """One lane divider (``hdl.divider.Divider``) for the DIVs of several vector ALUs, in time slots.
 
-The divider is a sixth of a core's logic (a pipelined 49-step divider, ~3k LUT4-equivalents and
-2k flip-flops on ECP5) and MAIN issues three DIVs per ray-triangle test of ~30 cycles, so two
+The divider is a large part of a core's logic (a pipelined 49-step divider, ~1.8k LUT4-equivalents
+and 2k flip-flops on ECP5, ~3k before its steps went onto one carry chain each) and MAIN issues three DIVs per ray-triangle test of ~30 cycles, so two
 cores can share one: the GPU's default (``Gpu(shared_dividers=True)``), what makes room for four
 cores on the ULX3S-85F.
 

@@ -253,3 +253,15 @@ def test_default_tools_follow_the_core_count():
     assert default_tools(FLOORPLAN_MIN_CORES) == ("static", "router2")
     assert default_tools(8) == ("static", "router2")
     assert default_tools(1) == ("heap", "router1")
+
+
+def test_cli_takes_one_nextpnr_option_that_starts_with_a_dash(monkeypatch, tmp_path):
+    """``--nextpnr-opts --tmg-ripup`` (argparse alone reads the value as an unknown option)."""
+    import hdl.build as build
+    seen = {}
+    report = {"cores": 4, "target_mhz": 75.0, "fmax_mhz": 80.0, "lut4": 1, "ff": 1, "dsp": 1,
+              "bram": 1}
+    monkeypatch.setattr(build, "build_board",
+                        lambda *args, **kwargs: seen.update(kwargs) or report)
+    build.main(["--board", "ulx3s-85f", "--out", str(tmp_path), "--nextpnr-opts", "--tmg-ripup"])
+    assert seen["nextpnr_extra"] == "--tmg-ripup"
