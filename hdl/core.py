@@ -474,25 +474,25 @@ class Core(wiring.Component):
 
         class OperandInO:
             """O's operand: in its first cycle the register file's (``read``), later what it
-            holds (``hold``), with the write landing now forwarded (when ``hit``). A lane is
-            the block RAM's word (``ram``) where ``takes_ram`` has its bit, else ``rest``'s.
-            Every register that loads it has the block RAM's word (the late input: the block
-            RAM's clock-to-output) in its last multiplexer: ``load`` keeps what else it loads
-            (``other``) apart, so synthesis does not fold the word into that logic (I's
-            operand registers' inputs were a failing path group of the routed 4-core top)."""
-            def __init__(self, read, hold, hit, name):
+            holds (``hold``), with the write landing now forwarded (``forward_for(name)``: a
+            new 3-bit signal, the lanes to forward, from flip-flops of its own). A lane is the
+            block RAM's word (``ram``) in O's first cycle where the register file says so and
+            nothing is forwarded, else ``rest``'s. Every register that loads it has the block
+            RAM's word (the late input: the block RAM's clock-to-output) in its last
+            multiplexer: ``load`` keeps what else it loads (``other``) apart, so synthesis
+            does not fold the word into that logic, and picks it by a select of its own (I's
+            operand registers' inputs were the failing path groups of the routed 4-core tops:
+            one select's 96 loads)."""
+            def __init__(self, read, hold, forward_for, name):
                 self.name = name
-                self.ram = read.ram
-                self.takes_ram = Signal(3, name=f"{name}_takes_ram")
+                self.read = read
+                self.forward_for = forward_for
                 self.rest = Signal(VectorLayout, name=f"{name}_rest")
+                forward = forward_for(f"{name}_rest")
                 for lane, bit in LANE_WMASK_BITS:
-                    forward = hit & w_tag.wmask[bit]
-                    m.d.comb += [
-                        self.takes_ram[bit].eq(o_first & read.use_ram[bit] & ~forward),
-                        getattr(self.rest, lane).eq(Mux(
-                            forward, getattr(valu.o_result, lane),
-                            Mux(o_first, getattr(read.early, lane), getattr(hold, lane)))),
-                    ]
+                    m.d.comb += getattr(self.rest, lane).eq(Mux(
+                        forward[bit], getattr(valu.o_result, lane),
+                        Mux(o_first, getattr(read.early, lane), getattr(hold, lane))))
 
             def load(self, register, takes=Const(1), other=None):
                 """``register`` loads the operand when ``takes``, else ``other`` (a
@@ -501,11 +501,13 @@ class Core(wiring.Component):
                 kept = Signal(VectorLayout, name=f"{name}_other", attrs=KEEP)
                 m.d.comb += kept.eq(Mux(takes, self.rest,
                                         register if other is None else other))
+                forward = self.forward_for(name)
                 for lane, bit in LANE_WMASK_BITS:
                     take_ram = Signal(name=f"{name}_ram_{lane}")
-                    m.d.comb += take_ram.eq(takes & self.takes_ram[bit])
+                    m.d.comb += take_ram.eq(takes & o_first & self.read.use_ram[bit]
+                                            & ~forward[bit])
                     m.d.sync += getattr(register, lane).eq(
-                        Mux(take_ram, getattr(self.ram, lane), getattr(kept, lane)))
+                        Mux(take_ram, getattr(self.read.ram, lane), getattr(kept, lane)))
 
         # scoreboard: per register, how many writes are in flight (0-3) and the latency rank of
         # the latest (the WAW rule compares latencies only); a register is pending while any
@@ -573,21 +575,34 @@ class Core(wiring.Component):
         w_from_i = Signal()                 # w_tag is the tag I issued last cycle
         m.d.sync += w_from_i.eq(issued_write & (i_dec.latency == 1))
 
-        def lands_in_o(from_a, held, name):
-            """``lands_now(held)`` where O's register number is ``from_a`` when it came from A
-            last cycle (``o_first``), else ``held``."""
-            same = {}
-            for o_side, o_addr in (("a", from_a), ("o", held)):
-                for w_side, w_addr in (("i", i_dec.dst[:8]), ("ring", next_tag.addr)):
-                    same[o_side, w_side] = Signal(name=f"{name}_{o_side}_is_{w_side}")
-                    m.d.sync += same[o_side, w_side].eq(w_addr == o_addr[:8])
-            return w_lands & Mux(o_first, Mux(w_from_i, same["a", "i"], same["a", "ring"]),
-                                 Mux(w_from_i, same["o", "i"], same["o", "ring"]))
+        def forwarding_in_o(from_a, held):
+            """A function of a name making the lanes (3 bits) the write landing now writes
+            to O's register (``lands_now(held) & w_tag.wmask``), where O's register number is
+            ``from_a`` when it came from A last cycle (``o_first``), else ``held``: each
+            call's own flip-flops (``REGISTER_COPY``) hold the four candidates, picked by
+            registered flags."""
+            i_mask = Mux(i_dec.writes_reg, i_dec.wmask, 0)      # (I's tag's)
+            ring_mask = Mux(wb_slots[1], next_tag.wmask, 0)
+
+            def forward_for(name):
+                lanes = {}
+                for o_side, o_addr in (("a", from_a), ("o", held)):
+                    for w_side, w_addr, w_mask in (("i", i_dec.dst[:8], i_mask),
+                                                   ("ring", next_tag.addr, ring_mask)):
+                        lanes[o_side, w_side] = candidate = Signal(
+                            3, name=f"{name}_fwd_{o_side}_{w_side}", attrs=REGISTER_COPY)
+                        m.d.sync += candidate.eq(Mux(w_addr == o_addr[:8], w_mask, 0))
+                forward = Signal(3, name=f"{name}_fwd")
+                m.d.comb += forward.eq(Mux(
+                    o_first, Mux(w_from_i, lanes["a", "i"], lanes["a", "ring"]),
+                    Mux(w_from_i, lanes["o", "i"], lanes["o", "ring"])))
+                return forward
+            return forward_for
 
         o_a = OperandInO(rf.ra_data, o_a_hold,
-                         lands_in_o(decoder.decoded.src1, o_dec.src1, "o_a_lands"), "o_a")
+                         forwarding_in_o(decoder.decoded.src1, o_dec.src1), "o_a")
         o_b = OperandInO(rf.rb_data, o_b_hold,
-                         lands_in_o(decoder.decoded.b_addr, o_dec.b_addr, "o_b_lands"), "o_b")
+                         forwarding_in_o(decoder.decoded.b_addr, o_dec.b_addr), "o_b")
         o_a.load(o_a_hold)
         o_b.load(o_b_hold)
 
