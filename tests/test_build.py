@@ -158,6 +158,14 @@ def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
                 log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 3
     assert "--placer-heap-beta 0.7" in runs.read_text().splitlines()[-2]
+    assert "--tmg-ripup" not in runs.read_text()                       # (router1 here)
+    # router2 routes with timing-driven rip-up unless told not to
+    build_board("ulx3s-85f", 1, 75, out, router="router2", log=lambda text: None)
+    assert "--tmg-ripup" in runs.read_text().splitlines()[-2].split()
+    build_board("ulx3s-85f", 1, 75, out, router="router2", tmg_ripup=False,
+                log=lambda text: None)
+    assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 5
+    assert "--tmg-ripup" not in runs.read_text().splitlines()[-2].split()
 
 
 def test_place_only_build_stops_after_placement(tmp_path, monkeypatch):
