@@ -56,13 +56,7 @@ class HostLink(wiring.Component):
         silence = Signal(range(self.timeout + 1))
         bus = self.bus
 
-        # (the request's valid and write from flip-flops, set on the way into WRITE_BUS /
-        # READ_REQUEST: decoded from the state, they were in front of the GPU's host decode on
-        # the routed 4-core top's critical path)
-        bus_valid = Signal()
-        bus_write = Signal()
-        m.d.comb += [bus.addr.eq(addr), bus.wdata.eq(word), bus.valid.eq(bus_valid),
-                     bus.write.eq(bus_write)]
+        m.d.comb += [bus.addr.eq(addr), bus.wdata.eq(word)]
         take = self.rx.valid & self.rx.ready
         expired = Signal()
         m.d.comb += expired.eq(silence == self.timeout)
@@ -91,7 +85,6 @@ class HostLink(wiring.Component):
                         with m.Elif(cmd == CMD_WRITE):
                             m.next = "WRITE_DATA"
                         with m.Else():
-                            m.d.sync += [bus_valid.eq(1), bus_write.eq(0)]
                             m.next = "READ_REQUEST"
                 with m.Elif(expired):
                     m.next = "IDLE"
@@ -100,23 +93,20 @@ class HostLink(wiring.Component):
                 with m.If(self.rx.valid):
                     m.d.sync += [word.eq(Cat(word[8:], self.rx.payload)), nbytes.eq(nbytes - 1)]
                     with m.If(nbytes == 1):
-                        m.d.sync += [bus_valid.eq(1), bus_write.eq(1)]
                         m.next = "WRITE_BUS"
                 with m.Elif(expired):
                     m.next = "IDLE"
             with m.State("WRITE_BUS"):
-                m.d.comb += self.active.eq(1)
+                m.d.comb += [bus.valid.eq(1), bus.write.eq(1), self.active.eq(1)]
                 with m.If(bus.ready):
-                    m.d.sync += [addr.eq(addr + 1), count.eq(count - 1), nbytes.eq(4),
-                                 bus_valid.eq(0)]
+                    m.d.sync += [addr.eq(addr + 1), count.eq(count - 1), nbytes.eq(4)]
                     with m.If(count == 1):
                         m.next = "ACK"
                     with m.Else():
                         m.next = "WRITE_DATA"
             with m.State("READ_REQUEST"):
-                m.d.comb += self.active.eq(1)
+                m.d.comb += [bus.valid.eq(1), self.active.eq(1)]
                 with m.If(bus.ready):
-                    m.d.sync += bus_valid.eq(0)
                     m.next = "READ_WAIT"
             with m.State("READ_WAIT"):
                 m.d.comb += self.active.eq(1)
@@ -133,7 +123,6 @@ class HostLink(wiring.Component):
                         with m.If(count == 1):
                             m.next = "ACK"
                         with m.Else():
-                            m.d.sync += bus_valid.eq(1)
                             m.next = "READ_REQUEST"
                 with m.Elif(expired):
                     m.next = "IDLE"
