@@ -567,13 +567,21 @@ class Core(wiring.Component):
             bypass = i_dec.latency == 1
             return Mux(bypass, (dst == addr) & (i_dec.wmask != 0), from_ring)
 
+        # I's write: its tag, and whether it lands next cycle (latency 1, issued now: it then
+        # bypasses the ring into w_tag)
+        tag = Signal(WritebackTag)
+        m.d.comb += [tag.addr.eq(i_dec.dst[:8]),
+                     tag.wmask.eq(Mux(i_dec.writes_reg, i_dec.wmask, 0)),
+                     tag.swap.eq(swap_write(i_dec.dst[:8]))]
+        lands_next_cycle = issued_write & (i_dec.latency == 1)
+        w_from_i = Signal()                 # w_tag is the tag I issued last cycle
+        m.d.sync += w_from_i.eq(lands_next_cycle)
+
         # O's forwarding compares (``lands_now`` of O's registers) from registers: the
         # register numbers of next cycle's landing write (I's, issued now with latency 1, or
         # ``next_tag``'s) against next cycle's O's (A's, or O's own), all four compared a cycle
         # early and picked by registered flags. The compare was in front of the choice of the
         # block RAM's word: on the path into I's operand registers.
-        w_from_i = Signal()                 # w_tag is the tag I issued last cycle
-        m.d.sync += w_from_i.eq(issued_write & (i_dec.latency == 1))
 
         def forwarding_in_o(from_a, held):
             """A function of a name making the lanes (3 bits) the write landing now writes
@@ -581,13 +589,12 @@ class Core(wiring.Component):
             ``from_a`` when it came from A last cycle (``o_first``), else ``held``: each
             call's own flip-flops (``REGISTER_COPY``) hold the four candidates, picked by
             registered flags."""
-            i_mask = Mux(i_dec.writes_reg, i_dec.wmask, 0)      # (I's tag's)
             ring_mask = Mux(wb_slots[1], next_tag.wmask, 0)
 
             def forward_for(name):
                 lanes = {}
                 for o_side, o_addr in (("a", from_a), ("o", held)):
-                    for w_side, w_addr, w_mask in (("i", i_dec.dst[:8], i_mask),
+                    for w_side, w_addr, w_mask in (("i", tag.addr, tag.wmask),
                                                    ("ring", next_tag.addr, ring_mask)):
                         lanes[o_side, w_side] = candidate = Signal(
                             3, name=f"{name}_fwd_{o_side}_{w_side}", attrs=REGISTER_COPY)
@@ -1003,9 +1010,6 @@ class Core(wiring.Component):
         ]
 
         # --- into the vector ALU ---------------------------------------------------------------
-        tag = Signal(WritebackTag)
-        m.d.comb += [tag.addr.eq(i_dec.dst[:8]), tag.wmask.eq(Mux(i_writes, i_dec.wmask, 0)),
-                     tag.swap.eq(swap_write(i_dec.dst[:8]))]
         type2_a = Signal(VectorLayout)
         m.d.comb += type2_a.x.eq(i_dec.imm)
         # A as the ALU sees it: the forwarding multiplexer comes last (after the choice of
@@ -1073,7 +1077,7 @@ class Core(wiring.Component):
                      wb_ring_w.en.eq(issued_write)]
         # a result issued now lands next cycle (latency 1) or the cycle after: its tag
         # bypasses the ring
-        m.d.sync += [w_tag.eq(Mux(issued_write & (i_dec.latency == 1), tag, next_tag)),
+        m.d.sync += [w_tag.eq(Mux(lands_next_cycle, tag, next_tag)),
                      next_tag.eq(Mux(issued_write & (i_dec.latency == 2), tag, wb_ring_r.data))]
 
         # --- pipeline advance, redirects, start and end of routines ------------------------

@@ -449,8 +449,8 @@ class Gpu(wiring.Component):
         # --- control/status registers ------------------------------------------------------
         control_write = is_write & (region == Region.CONTROL)
         with m.If(control_write & (config_held | code_in_flight | band_in_flight)):
-            m.d.comb += host.ready.eq(0)        # (a start waits for the configuration row
-                                                # and the user code)
+            m.d.comb += host.ready.eq(0)        # (a start waits for the configuration row,
+                                                # the user code and the band table entry)
         start = Signal()
         m.d.comb += start.eq(control_write & (offset == Reg.CTRL) & ((host.wdata & CTRL_START) != 0)
                              & ~frame_busy & ~config_held & ~code_in_flight & ~band_in_flight)

@@ -101,10 +101,10 @@ class _NarrowMemory(Elaboratable):
                 m.d.sync += picked.eq(bank_index)
             words = []
             for k, bank in enumerate(self.banks):
-                addr, en = self._registered(m, port.addr, port.en, f"read{k}")
+                bank_addr, bank_en = self._registered(m, port.addr, port.en, f"read{k}")
                 inner = bank.read_port()
                 word = Signal(8, name=f"bank{k}_word")
-                m.d.comb += [inner.addr.eq(addr), inner.en.eq(en)]
+                m.d.comb += [inner.addr.eq(bank_addr), inner.en.eq(bank_en)]
                 with m.If(read):
                     m.d.sync += word.eq(inner.data)
                 words.append(word)
