@@ -33,7 +33,7 @@ import tempfile
 import time
 
 from hdl.isa import MASK32, SWIZZLES, Op
-from hdl.valu import ALU_OPS, VectorALU
+from hdl.alu.valu import ALU_OPS, VectorALU
 from sim.semantics import alu_result
 
 TAG_WIDTH = 16

@@ -17,7 +17,7 @@ import time
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.core import Core
+from hdl.core.core import Core
 from hdl.isa import USER_CODE_START, reg
 from sim.backends import poke_code, poke_register, run_routine, simulate
 

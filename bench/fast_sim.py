@@ -5,8 +5,8 @@
 
 Workloads: ``core``: hdl.core.Core running a long loop (ADD, MUL, DOT, CROSS, DIV and the loop
 counter per iteration; texture/output memories served in C++); ``gpu``: a frame of the demo scene
-(``--size``) on hdl/gpu.py's Gpu with ``--cores`` cores through the host bus. ``auto`` = gpu when
-hdl/gpu.py exists, else core.
+(``--size``) on hdl/gpu/gpu.py's Gpu with ``--cores`` cores through the host bus. ``auto`` = gpu when
+hdl/gpu/gpu.py exists, else core.
 
 Prints one JSON object: {backend, workload, cycles, wall_s, cpu_s, cycles_per_s,
 cycles_per_cpu_s, build_s, prepare_s}. ``build_s`` is the time the (cached) build took when it
@@ -45,7 +45,7 @@ def bench_core(backend, iterations):
     import numpy as np
     from firmware.asm import assemble
     from firmware.rom import default_rom
-    from hdl.core import Core
+    from hdl.core.core import Core
     from sim.fast.driver import FastSim, Design
 
     program = assemble(LOOP.format(n=iterations), "<loop>")
@@ -93,7 +93,7 @@ def main(argv=None):
         parser.error("--cores must be at least 1")
     workload = args.workload
     if workload == "auto":
-        workload = "gpu" if importlib.util.find_spec("hdl.gpu") else "core"
+        workload = "gpu" if importlib.util.find_spec("hdl.gpu.gpu") else "core"
     if workload == "gpu":
         cycles, wall, cpu, info, prepare_s = bench_gpu(args.backend, args.cores, args.size)
     else:

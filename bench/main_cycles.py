@@ -30,8 +30,8 @@ import time
 from amaranth import Module
 from amaranth.lib import wiring
 
-from hdl.core import Core
-from hdl.shared_divider import SharedDivider
+from hdl.core.core import Core
+from hdl.alu.shared_divider import SharedDivider
 from hdl.isa import ENTRY_INDEX, NUM_REGS, BANK_OUTPUT, ONE, reg
 from sim.backends import poke_code, poke_register, read_registers, run_routine, simulate
 from sim.errors import cli_errors

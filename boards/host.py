@@ -16,8 +16,8 @@ import numpy as np
 
 from boards.host_link import ACK, NAK, CMD_SYNC, CMD_WRITE, CMD_READ, CMD_READ_BYTES, MAX_COUNT
 from boards.limits import ULX3S_85F_LIMITS, SceneDoesNotFit, check_scene_fits
-from hdl.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_DONE, STATUS_ERROR)
-from hdl.io_unit import SLOT_ROWS
+from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_DONE, STATUS_ERROR)
+from hdl.gpu.io_unit import SLOT_ROWS
 
 __all__ = ["LinkError", "SerialTransport", "HostLinkClient", "scene_load_runs", "render_on_board",
            "main"]
@@ -62,7 +62,7 @@ def _header(cmd, addr, count):
 
 
 class HostLinkClient:
-    """The protocol over a transport. Addresses are GPU word addresses (hdl.host_bus)."""
+    """The protocol over a transport. Addresses are GPU word addresses (hdl.gpu.host_bus)."""
 
     def __init__(self, transport):
         self.transport = transport

@@ -21,7 +21,7 @@ from amaranth import Module, Signal, Cat
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
-from hdl.host_bus import HostBus
+from hdl.gpu.host_bus import HostBus
 
 __all__ = ["HostLink", "ACK", "NAK", "CMD_SYNC", "CMD_WRITE", "CMD_READ", "CMD_READ_BYTES",
            "MAX_COUNT"]

@@ -1,6 +1,6 @@
 """What a board build of the GPU can hold, and the check that a scene fits it exactly.
 
-The board stores texture words and output words in 8 bits (hdl/narrow_store.py): a texture
+The board stores texture words and output words in 8 bits (hdl/gpu/narrow_store.py): a texture
 word must be an 8-bit colour << 9 (theia-system.md §1 Textures.mem), and the board keeps
 min(255, w >> 9) of each output word, which is all the image needs (sim.image.word_to_u8).
 """

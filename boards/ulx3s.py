@@ -67,18 +67,18 @@ def ecp5_pll(freq_mhz, fin_mhz=OSC_MHZ):
     return best[1]
 
 
-#: one divider per core shared by the three lanes (hdl/serial_divider.py): three lane dividers
+#: one divider per core shared by the three lanes (hdl/alu/serial_divider.py): three lane dividers
 #: are about a third of a core's logic; with them four cores do not fit the 85F. MAIN's DIVs have
 #: uniform operands and still issue one per cycle; MAIN costs 1.3 % more cycles (latency 28).
 BOARD_DIVIDERS = 1
-#: ... and each pair of cores shares that one (hdl/shared_divider.py, in time slots): two
+#: ... and each pair of cores shares that one (hdl/alu/shared_divider.py, in time slots): two
 #: dividers for four cores, a sixth of a core's logic saved per core
 BOARD_SHARED_DIVIDERS = True
 #: the texture store's readers and the output store's writers take fixed turns
-#: (hdl/arbiter.py ``SlotArbiter``): the round-robin choice from every requester's valid to
+#: (hdl/lib/arbiter.py ``SlotArbiter``): the round-robin choice from every requester's valid to
 #: every skid buffer's enable crossed the chip (the routed 4-core top's arbiter paths)
 BOARD_SLOTTED_PORTS = True
-#: the MAG square root one root bit per cycle (hdl/serial_sqrt.py): a sixth of the pipelined
+#: the MAG square root one root bit per cycle (hdl/alu/serial_sqrt.py): a sixth of the pipelined
 #: one's logic; MAG is once per pixel in the default firmware
 BOARD_SERIAL_SQRT = True
 #: CROSS in two passes over three multipliers (12 MULT18X18D per core instead of 24): the DSP
@@ -104,7 +104,7 @@ def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
     serial square root, CROSS in two passes over three multipliers, SIMPLE in two cycles, user
     RAM and swap memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 6 leave 47,
     for 7 per core: the general registers' two copies (6) and the firmware ROM (1))."""
-    from hdl.gpu import Gpu
+    from hdl.gpu.gpu import Gpu
     if rom is None:
         from firmware.rom import default_rom
         rom = default_rom()

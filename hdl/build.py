@@ -26,7 +26,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from hdl.synthesis import YOSYS_AFTER_READ
+from hdl.lib.synthesis import YOSYS_AFTER_READ
 
 __all__ = ["ROUTERS", "PLACERS", "default_tools", "write_hdl", "build_board",
            "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
@@ -58,7 +58,7 @@ def default_tools(cores):
 #: reads such names back as bits of a wide ``x`` and stopped with "Assert
 #: `count_id(wire->name) == 0' failed" on the 4-core top (YosysHQ/yosys#4349). Those element
 #: names (the only wire names ending in "]", ports excepted) are made private after reading.
-#: Then the memories the RTL marks (``hdl.synthesis``) are mapped without emulating what a
+#: Then the memories the RTL marks (``hdl.lib.synthesis``) are mapped without emulating what a
 #: read returns while its row is written.
 SYNTH_OVERRIDES = {"script_after_read": "rename -hide w:*] i:* o:* %u %d; " + YOSYS_AFTER_READ}
 
@@ -74,7 +74,7 @@ def _use_yowasp():
 
 def _gpu(cores):
     from firmware.rom import default_rom
-    from hdl.gpu import Gpu
+    from hdl.gpu.gpu import Gpu
     return Gpu(default_rom(), cores=cores)
 
 

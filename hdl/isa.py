@@ -532,7 +532,7 @@ class JumpFunc(IntEnum):
     NOT_BOOL = 0x55
 
 
-# --- flow-control stack engine state (r500-us.md §2; hdl/fc_engine.py, sim/fc_model.py) ---
+# --- flow-control stack engine state (r500-us.md §2; hdl/core/fc_engine.py, sim/fc_model.py) ---
 
 class LaneState(IntEnum):
     """A lane's flow-control state; the RTL stores it in 2 bits with these codes."""

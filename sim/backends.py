@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from amaranth.sim import Simulator
 
-from hdl.core import Core, CoreError, Counters
+from hdl.core.core import Core, CoreError, Counters
 from hdl.isa import NUM_REGS, USER_CODE_START, BANK_OUTPUT
 
 __all__ = ["run_program_rtl", "wait_settled", "read_registers", "core_error_message",
@@ -207,7 +207,7 @@ def _by_name(counters):
 
 async def settled_counters(ctx, core):
     """``core.counters`` with this cycle's events in: the core counts them a cycle late
-    (hdl/core.py), so after one more tick."""
+    (hdl/core/core.py), so after one more tick."""
     await ctx.tick()
     return ctx.get(core.counters)
 

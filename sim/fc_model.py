@@ -1,7 +1,7 @@
 """Reference model of the flow-control stack engine (r500-us.md §2, normative).
 
 One group of L lanes runs in lock-step; ``FlowControl.execute`` performs steps 1-6 of §2 for
-one FC instruction. The RTL (``hdl/fc_engine.py``) is checked against this model cycle by cycle.
+one FC instruction. The RTL (``hdl/core/fc_engine.py``) is checked against this model cycle by cycle.
 
 Besides the engine model this module holds builders of FC words for the constructs of §2's
 Mesa table (``fc_if``, ``fc_else``, ...) and for THEIA's jumps (``theia_branch``, ``theia_jmp``,

@@ -1,4 +1,4 @@
-"""Rendering a scene on the whole GPU (hdl/gpu.py) in Amaranth's own simulator.
+"""Rendering a scene on the whole GPU (hdl/gpu/gpu.py) in Amaranth's own simulator.
 
 Everything goes through the host port, exactly as docs/host-interface.md describes it (the
 same sequence a CPU or the fast-simulation driver uses): user code, texture, triangles,
@@ -13,10 +13,10 @@ import time
 
 from amaranth.sim import Simulator
 
-from hdl.gpu import Gpu
-from hdl.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_DONE, STATUS_ERROR,
+from hdl.gpu.gpu import Gpu
+from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_DONE, STATUS_ERROR,
                           STATUS_BUSY)
-from hdl.io_unit import SLOT_ROWS
+from hdl.gpu.io_unit import SLOT_ROWS
 
 __all__ = ["render_gpu_pysim", "scene_bus_writes", "gpu_for_scene", "GpuRenderError",
            "HostDriver", "error_info_message"]

@@ -9,7 +9,7 @@ and output memory.
 
 import time
 
-from hdl.shader_core import ShaderCore
+from hdl.core.shader_core import ShaderCore
 from sim.backends import MemoryModel, simulate, io_write, settled_counters
 from sim.sequencer import TRIANGLE_ROWS
 

@@ -1,4 +1,4 @@
-"""hdl/arbiter.py: round-robin order, fairness under load, backpressure, the slot arbiter's
+"""hdl/lib/arbiter.py: round-robin order, fairness under load, backpressure, the slot arbiter's
 turns, the shared read port routing each word back to the requester that asked for it, and the
 stream register."""
 
@@ -10,7 +10,7 @@ from amaranth import Module, Signal, unsigned
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
-from hdl.arbiter import RoundRobinArbiter, SlotArbiter, SharedReadPort
+from hdl.lib.arbiter import RoundRobinArbiter, SlotArbiter, SharedReadPort
 
 
 def run(dut, *testbenches, processes=()):

@@ -13,7 +13,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from hdl.arith import add_sub
+from hdl.lib.arith import add_sub
 
 
 class _Ecp5Platform:

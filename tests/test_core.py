@@ -1,4 +1,4 @@
-"""Directed tests of the RTL core (hdl/core.py) against the reference model (sim/model.py).
+"""Directed tests of the RTL core (hdl/core/core.py) against the reference model (sim/model.py).
 
 Each test builds one core in Amaranth's simulator, loads a small user program through the
 ``imem_*`` port, sets registers where it needs to (backdoor ``poke_register`` or the IO port),
@@ -12,7 +12,7 @@ import pytest
 from firmware.asm import assemble
 from firmware.rom import default_rom
 from boards.ulx3s import BOARD_CORE_PARAMS
-from hdl.core import Core, CoreError
+from hdl.core.core import Core, CoreError
 from hdl.isa import NUM_REGS, ONE, MASK32, USER_CODE_START, USER_CODE_BASE, ENTRY_INDEX, reg
 from sim import fixed as fx
 from sim.backends import (MemoryModel, wait_settled, load_code, poke_code, poke_register, read_registers, io_write,

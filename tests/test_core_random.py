@@ -13,7 +13,7 @@ import random
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.core import Core
+from hdl.core.core import Core
 from hdl.isa import NUM_REGS, BANK_SWAP, BANK_OUTPUT, USER_CODE_START, Kind, Op, OPS, SWIZZLES
 from sim.backends import (MemoryModel, poke_code, poke_register, read_registers, flip_swap,
                           run_routine, simulate)

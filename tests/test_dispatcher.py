@@ -1,4 +1,4 @@
-"""hdl/dispatcher.py against a fake band table (``table_data`` one cycle after ``table_addr``,
+"""hdl/gpu/dispatcher.py against a fake band table (``table_data`` one cycle after ``table_addr``,
 entry ``base`` = 1000 + band) and fake IO units (ready exactly when idle; after taking a band
 busy for a seeded random 0-12 cycles). Checked over several (units, num_bands) cases and two
 frames in a row: every band handed out exactly once, in order; a band only offered to a ready
@@ -11,7 +11,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hdl.dispatcher import Dispatcher
+from hdl.gpu.dispatcher import Dispatcher
 
 MAX_BANDS = 16
 LIMIT = 1000                               # cycles per frame before the test gives up

@@ -5,7 +5,7 @@ import random
 
 from amaranth.sim import Simulator
 
-from hdl.div_outlook import DivOutlook, div_outlook
+from hdl.core.div_outlook import DivOutlook, div_outlook
 from sim.fixed import div, signed32
 
 EDGES = [0, 1, 2, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFF, 0x0002_0000, 0xFFFE_0000,

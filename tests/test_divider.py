@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from hdl.divider import Divider, divider_latency
+from hdl.alu.divider import Divider, divider_latency
 from sim import fixed as fx
 from tests.test_multiplier import EDGES, TAG_WIDTH, random_word, stream
 

@@ -6,7 +6,7 @@
   inside the C++ loop with the same timing as ``sim.backends.serve_memories``);
 * the host-bus helpers (write, pipelined read with wait states, polling) on a small
   memory-mapped test component, on both backends;
-* once hdl/gpu.py exists: a tiny frame on the GPU through its host bus equals the model's.
+* once hdl/gpu/gpu.py exists: a tiny frame on the GPU through its host bus equals the model's.
 
 Builds are cached (~/.cache/theia-gpu or $THEIA_CACHE): the first run builds the Core model
 with Verilator (about a minute), later runs find it by its design key without elaborating it
@@ -26,7 +26,7 @@ from amaranth.sim import Simulator
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.core import Core
+from hdl.core.core import Core
 from hdl.isa import USER_CODE_START
 from sim.backends import MemoryModel, load_code, serve_memories
 from sim.random_program import random_program
@@ -191,8 +191,8 @@ def test_design_key_inputs():
     rom[-1] ^= 1
     assert base != design_key(Design(Core, rom, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS))
     assert design_key(Design(Core, lambda: 0)) is None
-    sources = _source_closure("hdl.core")
-    assert {"hdl/core.py", "hdl/isa.py", "hdl/__init__.py"} <= set(sources)
+    sources = _source_closure("hdl.core.core")
+    assert {"hdl/core/core.py", "hdl/isa.py", "hdl/__init__.py"} <= set(sources)
     assert not any(path.startswith("tests/") for path in sources)
 
 
@@ -253,7 +253,7 @@ def test_host_bus_helpers(backend):
 
 # --- the GPU top, once it exists ----------------------------------------------------------------
 
-@pytest.mark.skipif(importlib.util.find_spec("hdl.gpu") is None, reason="hdl/gpu.py not written yet")
+@pytest.mark.skipif(importlib.util.find_spec("hdl.gpu.gpu") is None, reason="hdl/gpu/gpu.py not written yet")
 def test_tiny_frame_matches_model():
     need("verilator")
     from sim.demo_scene import demo_scene

@@ -1,4 +1,4 @@
-"""The flow-control engine RTL (hdl/fc_engine.py) against the model (sim/fc_model.py).
+"""The flow-control engine RTL (hdl/core/fc_engine.py) against the model (sim/fc_model.py).
 
 The testbench plays the core: it holds a flat program, feeds the instruction at the PC each
 cycle (an FC instruction with ``valid``, or an ALU pseudo-instruction as ``alu_result``/``pred``
@@ -13,7 +13,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hdl.fc_engine import FlowControlEngine
+from hdl.core.fc_engine import FlowControlEngine
 from hdl.isa import FcError
 from sim.fc_model import (
     FlowControlError, FlowControl, int_const, theia_branch, theia_call, theia_ret, fc_ret,

@@ -1,4 +1,4 @@
-"""The whole GPU (hdl/gpu.py) through its host port in Amaranth's simulator: frames identical to
+"""The whole GPU (hdl/gpu/gpu.py) through its host port in Amaranth's simulator: frames identical to
 the model on 1 and 2 cores with triangle loading hidden, a core error reported through
 STATUS/ERROR_INFO (and the next frame running cleanly), scene and texture writes held back while
 a frame runs, the control registers and memories as docs/host-interface.md describes them, and a top level that exports to RTLIL (plain ports, no
@@ -13,11 +13,11 @@ from amaranth.sim import Simulator
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.core import CoreError
-from hdl.gpu import Gpu
-from hdl.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_BUSY, STATUS_DONE,
+from hdl.core.core import CoreError
+from hdl.gpu.gpu import Gpu
+from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_BUSY, STATUS_DONE,
                           STATUS_ERROR)
-from hdl.io_unit import SLOT_ROWS
+from hdl.gpu.io_unit import SLOT_ROWS
 from hdl.isa import USER_CODE_START
 from sim.demo_scene import demo_scene
 from sim.gpu_pysim import (render_gpu_pysim, gpu_for_scene, scene_bus_writes, HostDriver)
@@ -166,7 +166,7 @@ def test_scene_write_during_a_frame_waits_for_its_end(rom):
 
 def test_texture_write_during_a_frame_waits_for_its_end(rom):
     """Likewise a texture word (a core may read any texture word while a frame runs: on the
-    FPGA a read in the cycle its word is written is undefined, hdl/synthesis.py)."""
+    FPGA a read in the cycle its word is written is undefined, hdl/lib/synthesis.py)."""
     async def write(ctx, bus):
         await bus.write(host_address(Region.TEXTURE, 0), 0x7F << 9)
 

@@ -16,7 +16,7 @@ from boards.host_link import NAK
 from boards.limits import BoardLimits, SceneDoesNotFit, check_scene_fits
 from boards.sim_uart import SimulatedSerial
 from boards.ulx3s import BoardLogic
-from hdl.host_bus import HostBus, Region, host_address
+from hdl.gpu.host_bus import HostBus, Region, host_address
 
 DIVISOR = 4          # clock cycles per UART bit: keeps the simulation short
 

@@ -1,4 +1,4 @@
-"""hdl/io_unit.py against a testbench that plays the shader core: band setup (rows 6/7,
+"""hdl/gpu/io_unit.py against a testbench that plays the shader core: band setup (rows 6/7,
 omem_base, band_start), triangles streamed into the IO copy in order and wrapping to triangle
 0, the tri_ready/tri_flip handshake (nothing written between ready and flip), seven scene reads
 per triangle (its rows, in order; row 7 of a slot never) and the next triangle read ahead while
@@ -14,7 +14,7 @@ from amaranth import Module, Signal
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
-from hdl.io_unit import IoUnit, TRIANGLE_FIRST_REG, SLOT_ROWS, ROW_QUEUE
+from hdl.gpu.io_unit import IoUnit, TRIANGLE_FIRST_REG, SLOT_ROWS, ROW_QUEUE
 from hdl.isa import VectorLayout
 
 TRIANGLES = 3

@@ -4,7 +4,7 @@ import random
 
 from amaranth.sim import Simulator
 
-from hdl.multiplier import Multiplier
+from hdl.alu.multiplier import Multiplier
 from sim import fixed as fx
 
 TAG_WIDTH = 16

@@ -1,4 +1,4 @@
-"""hdl/narrow_store.py: the banked 8-bit texture and output stores against a dictionary model:
+"""hdl/gpu/narrow_store.py: the banked 8-bit texture and output stores against a dictionary model:
 what a write keeps, what a read returns, and when (READ_LATENCY = 3 cycles after its address,
 holding while no new read is enabled), across banks and a partial last bank."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from amaranth.sim import Simulator
 
-from hdl.narrow_store import TextureStore, PixelStore
+from hdl.gpu.narrow_store import TextureStore, PixelStore
 
 
 def texture_model(word):

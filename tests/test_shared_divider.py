@@ -1,4 +1,4 @@
-"""A divider shared by several vector ALUs (hdl/shared_divider.py) against sim.fixed.div: every
+"""A divider shared by several vector ALUs (hdl/alu/shared_divider.py) against sim.fixed.div: every
 client sends DIVs whenever it may (and sometimes not), each quotient comes back to its client
 only, exactly ``latency`` cycles later, and each client's ``ready`` is what its slots and its
 own DIVs say, every cycle."""
@@ -8,7 +8,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hdl.shared_divider import SharedDivider
+from hdl.alu.shared_divider import SharedDivider
 from sim import fixed as fx
 from tests.test_divider import DIV_EDGES
 from tests.test_multiplier import random_word

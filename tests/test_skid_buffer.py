@@ -1,4 +1,4 @@
-"""hdl/skid_buffer.py: a random producer and a random consumer (seeded backpressure on both
+"""hdl/lib/skid_buffer.py: a random producer and a random consumer (seeded backpressure on both
 sides); everything comes out once, in order; a transfer per cycle when the consumer always
 takes; ``empty`` exactly when nothing taken is still held."""
 
@@ -7,7 +7,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hdl.skid_buffer import SkidBuffer
+from hdl.lib.skid_buffer import SkidBuffer
 
 
 def run(items, offer_rate, take_rate, seed):

@@ -7,8 +7,8 @@ from math import isqrt
 import pytest
 from amaranth.sim import Simulator
 
-from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
-from hdl.serial_sqrt import SerialSquareRoot
+from hdl.alu.sqrt import S_WIDTH, SquareRoot, sqrt_latency
+from hdl.alu.serial_sqrt import SerialSquareRoot
 from sim import fixed as fx
 from tests.test_multiplier import TAG_WIDTH, stream
 

@@ -1,4 +1,4 @@
-"""hdl.synthesis: the board build's Yosys commands do what the RTL's hints ask for.
+"""hdl.lib.synthesis: the board build's Yosys commands do what the RTL's hints ask for.
 
 ``REGISTER_COPY``: copies of one register stay apart through ``synth_ecp5`` (without the
 hint Yosys merges them into one, the control case)."""
@@ -13,7 +13,7 @@ from amaranth.back import rtlil
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.synthesis import REGISTER_COPY, YOSYS_AFTER_READ
+from hdl.lib.synthesis import REGISTER_COPY, YOSYS_AFTER_READ
 
 COPIES, WIDTH = 3, 8
 

@@ -7,7 +7,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from hdl.isa import MASK32, OPS, SWIZZLES, Kind, Op
-from hdl.valu import ALU_OPS, CLASS_OF, MULTIPLIER_OPS, LatencyClass, VectorALU
+from hdl.alu.valu import ALU_OPS, CLASS_OF, MULTIPLIER_OPS, LatencyClass, VectorALU
 from sim.semantics import alu_result
 from tests.test_multiplier import EDGES, random_word
 

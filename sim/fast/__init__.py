@@ -3,7 +3,7 @@
 * ``sim.fast.build``: top -> Verilog -> shared library, cached by design key (``Design``) and
   by Verilog hash;
 * ``sim.fast.driver.FastSim``: ports, stepping, C++-served memories and host bus;
-* ``sim.fast.gpu.render_gpu_fast``: a whole frame on hdl/gpu.py's Gpu through its host bus.
+* ``sim.fast.gpu.render_gpu_fast``: a whole frame on hdl/gpu/gpu.py's Gpu through its host bus.
 
 Measured here (2-core machine, ``python -m bench.fast_sim --workload gpu --cores 1 --size 64``
 and ``--workload core``; example3 from ``sim.render --stats``' run_s):

@@ -594,7 +594,9 @@ def _build_component(top, backend, jobs, log):
     meta_path = final / "build.json"
     if meta_path.exists():
         meta = json.loads(meta_path.read_text())
-        if any(len(row) < 4 for row in meta["ports"]):     # record the layouts (older build)
+        # record the layouts as they are now (an older build has none, and a layout class
+        # may have moved since: the design-key lookup imports them from what is recorded)
+        if meta["ports"] != _ports_to_json(ports):
             meta["ports"] = _ports_to_json(ports)
             tmp = meta_path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(meta, indent=1))

@@ -1,4 +1,4 @@
-"""A whole frame on the GPU top (hdl/gpu.py) in the fast simulator, through its host bus only
+"""A whole frame on the GPU top (hdl/gpu/gpu.py) in the fast simulator, through its host bus only
 (docs/host-interface.md): load, start, poll, read back.
 
     omem, stats = render_gpu_fast(scene, default_rom(), cores=4, progress=print)
@@ -73,7 +73,7 @@ def make_gpu(rom, cores, scene=None, **params):
 def gpu_design(rom, cores, scene=None, **params):
     """``make_gpu``'s GPU as a ``sim.fast.build.Design``: cached builds are found by its
     constructor arguments and the RTL sources, without elaborating it."""
-    from hdl.gpu import Gpu
+    from hdl.gpu.gpu import Gpu
     accepted = inspect.signature(Gpu).parameters
     if scene is not None:
         needs = {"tmem_words": max(len(scene.texture), 1),
@@ -87,7 +87,7 @@ def gpu_design(rom, cores, scene=None, **params):
 
 
 def _core_error(info):
-    from hdl.core import CoreError
+    from hdl.core.core import CoreError
     core, code, pc = info >> 24, (info >> 16) & 7, info & 0xFFFF
     try:
         what = CoreError(code).name.lower().replace("_", " ")

@@ -1,6 +1,6 @@
 """The whole THEIA GPU: N shader cores, their IO units, the shared memories and the host port.
 
-Host side (docs/host-interface.md): one 32-bit word-addressed port (``host``, hdl/host_bus.py)
+Host side (docs/host-interface.md): one 32-bit word-addressed port (``host``, hdl/gpu/host_bus.py)
 loads the configuration rows, band table, scene (triangle) memory, texture memory and user code,
 starts a frame (CTRL), polls STATUS and reads the output memory and the counters. ``busy``,
 ``done`` and ``error`` mirror STATUS for LEDs.
@@ -16,7 +16,7 @@ Inside::
                 +-- output memory <== cores' OMWRITE + host writes (round-robin); host reads
 
     IO unit k -> shader core k: rows 6/7, omem_base, band_start; triangle rows into the swap
-                 bank's IO copy while MAIN runs (hdl/io_unit.py)
+                 bank's IO copy while MAIN runs (hdl/gpu/io_unit.py)
 
 Every memory is a synchronous ``lib.memory.Memory`` with one write and one read port, so each
 maps onto FPGA block RAM. A host request is taken in its second cycle at the earliest (its
@@ -28,7 +28,7 @@ four cores; the memory has two (a block RAM's two ports: port A also takes the h
 which wait while a frame runs), each shared by half of the IO units (unit k on port k % 2).
 At 128 triangles (the ULX3S) it is 6 block RAMs of 1024 x 18. (It used to be a triangle wide,
 one read per triangle into a 672-bit buffer per unit: those wires were the 4-core ULX3S top's
-routing congestion, hdl/io_unit.py.)
+routing congestion, hdl/gpu/io_unit.py.)
 """
 
 from amaranth import Module, Signal, Mux, Cat, Const, unsigned
@@ -36,16 +36,16 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hdl.arbiter import RoundRobinArbiter, SlotArbiter, SharedReadPort
-from hdl.skid_buffer import SkidBuffer
-from hdl.core import OutputWrite, IoRow
-from hdl.dispatcher import Dispatcher
-from hdl.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
-from hdl.io_unit import IoUnit, BandEntry, SLOT_ROWS
+from hdl.lib.arbiter import RoundRobinArbiter, SlotArbiter, SharedReadPort
+from hdl.lib.skid_buffer import SkidBuffer
+from hdl.core.core import OutputWrite, IoRow
+from hdl.gpu.dispatcher import Dispatcher
+from hdl.gpu.host_bus import HostBus, Region, Reg, AddressDecoder, CTRL_START
+from hdl.gpu.io_unit import IoUnit, BandEntry, SLOT_ROWS
 from hdl.isa import VectorLayout
-from hdl.narrow_store import TextureStore, PixelStore
-from hdl.shader_core import ShaderCore
-from hdl.shared_divider import SharedDivider, DIVIDER_SLOTS
+from hdl.gpu.narrow_store import TextureStore, PixelStore
+from hdl.core.shader_core import ShaderCore
+from hdl.alu.shared_divider import SharedDivider, DIVIDER_SLOTS
 
 __all__ = ["Gpu", "CONFIG_ROWS"]
 
@@ -68,13 +68,13 @@ class Gpu(wiring.Component):
     """Parameters: ``rom`` (firmware words), ``cores``, ``max_triangles`` (scene memory
     slots), ``tmem_words``, ``omem_words``, ``max_bands`` (band table entries), ``user_words``
     (each core's instruction RAM), ``dividers`` (per core: 3 lane dividers, or 1 shared by the
-    lanes, see hdl/serial_divider.py), ``shared_dividers`` (with ``dividers=1``: each pair of
-    cores shares one, in time slots, hdl/shared_divider.py), ``serial_sqrt`` (per core: the MAG
-    square root one root bit per cycle, hdl/serial_sqrt.py, or pipelined), ``cross_passes``
+    lanes, see hdl/alu/serial_divider.py), ``shared_dividers`` (with ``dividers=1``: each pair of
+    cores shares one, in time slots, hdl/alu/shared_divider.py), ``serial_sqrt`` (per core: the MAG
+    square root one root bit per cycle, hdl/alu/serial_sqrt.py, or pipelined), ``cross_passes``
     (per core: CROSS in two passes over three multipliers, or on six), ``simple_latency``
     (per core: the vector ALU's SIMPLE class in 2 cycles, its adders' operands registered, or
     in 1), ``alu_forwarding`` (per core, Core's), ``narrow_stores``
-    (8-bit texture and output stores, hdl/narrow_store.py: exact for 8-bit textures, the
+    (8-bit texture and output stores, hdl/gpu/narrow_store.py: exact for 8-bit textures, the
     output read back as converted pixels), ``lut_memories`` (each core's user RAM and swap
     memories in LUT RAM: saves block RAMs), ``slotted_ports`` (the texture store's readers
     and the output store's writers take fixed turns, ``hdl.arbiter.SlotArbiter``, instead of
@@ -105,7 +105,7 @@ class Gpu(wiring.Component):
         self.slotted_ports = slotted_ports
         if shared_dividers and dividers != 1:
             raise ValueError("shared_dividers shares single dividers (dividers=1)")
-        # shared_dividers: each pair of cores shares one divider (hdl/shared_divider.py)
+        # shared_dividers: each pair of cores shares one divider (hdl/alu/shared_divider.py)
         self.shared_dividers = [SharedDivider(min(DIVIDER_SLOTS, cores - k))
                                 for k in range(0, cores, DIVIDER_SLOTS)
                                 ] if shared_dividers else []
@@ -162,7 +162,7 @@ class Gpu(wiring.Component):
                 VectorLayout, registered=True)
             scene_ports.append(port)
         # Texture and output words reach their readers two cycles or more after the address:
-        # the narrow stores register the address and each bank's word (hdl/narrow_store.py:
+        # the narrow stores register the address and each bank's word (hdl/gpu/narrow_store.py:
         # three cycles), a 32-bit memory's words are registered after its read port (up to 96
         # block RAMs all over the chip on the ULX3S: their read multiplexer was a critical
         # path). TMREAD waits for them.

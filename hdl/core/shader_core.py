@@ -1,4 +1,4 @@
-"""A shader core: the execution core (hdl/core.py) with its control unit (hdl/control_unit.py).
+"""A shader core: the execution core (hdl/core/core.py) with its control unit (hdl/core/control_unit.py).
 
 This is the unit the GPU replicates. It renders the bands it is given: the IO side writes the
 configuration rows (0-7) and streams triangles into the swap bank's IO copy, texture and output
@@ -16,8 +16,8 @@ memory answer TMREAD and OMWRITE. Ports are the two parts' outward ports, unchan
 from amaranth import Module
 from amaranth.lib import wiring
 
-from hdl.core import Core
-from hdl.control_unit import ControlUnit
+from hdl.core.core import Core
+from hdl.core.control_unit import ControlUnit
 
 __all__ = ["ShaderCore"]
 

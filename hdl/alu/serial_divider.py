@@ -21,7 +21,7 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.divider import Divider, divider_latency
+from hdl.alu.divider import Divider, divider_latency
 from hdl.isa import VectorLayout
 
 __all__ = ["SerialDivider", "serial_divider_latency", "divider_passes", "uniform_operands"]

@@ -1,6 +1,6 @@
 """MAG's square root, one root bit per cycle (theia-isa.md §4 ``sqrt``, ``sim.fixed.sqrt``).
 
-The same digit-by-digit algorithm as hdl/sqrt.py (read its docstring for the shortcuts: the input
+The same digit-by-digit algorithm as hdl/alu/sqrt.py (read its docstring for the shortcuts: the input
 clamped to 2**45 - 1 instead of a saturation flag, the radicand's 17 low zero bits never stored),
 but one step circuit used 31 times instead of 31 pipelined step circuits, for one operation
 at a time. Yosys synth_ecp5 in the 1-core board top: 153 LUT4 + 20 CCU2C, 112 FF (the pipelined
@@ -17,7 +17,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.sqrt import S_WIDTH, CLAMP_BITS, ROOT_BITS
+from hdl.alu.sqrt import S_WIDTH, CLAMP_BITS, ROOT_BITS
 
 __all__ = ["SerialSquareRoot"]
 

@@ -36,7 +36,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import VectorLayout, BANK_SWAP, BANK_OUTPUT, LANE_WMASK_BITS
-from hdl.synthesis import READ_COLLISION_UNDEFINED
+from hdl.lib.synthesis import READ_COLLISION_UNDEFINED
 
 __all__ = ["RegisterFile", "RegisterRead", "SwapWrite", "swap_write",
            "in_swap_bank", "register_row", "ROWS"]
@@ -128,7 +128,7 @@ class RegisterFile(wiring.Component):
     def __init__(self):
         super().__init__()
         # (a read in the cycle its row is written is answered by the bypass below: the memory's
-        # own answer does not matter, hdl/synthesis.py)
+        # own answer does not matter, hdl/lib/synthesis.py)
         self.copies = [Memory(shape=unsigned(96), depth=ROWS, init=[],
                               attrs=READ_COLLISION_UNDEFINED) for _ in "AB"]
 

@@ -42,9 +42,9 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.arith import add_sub
+from hdl.lib.arith import add_sub
 from hdl.isa import SCALE
-from hdl.pipeline import register_stage
+from hdl.lib.pipeline import register_stage
 
 __all__ = ["Divider", "divider_latency", "RESTORING_WIDTH"]
 

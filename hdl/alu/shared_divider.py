@@ -31,9 +31,9 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.divider import Divider, divider_latency
+from hdl.alu.divider import Divider, divider_latency
 from hdl.isa import VectorLayout
-from hdl.serial_divider import uniform_operands
+from hdl.alu.serial_divider import uniform_operands
 
 __all__ = ["SharedDivider", "divider_link", "shared_divider_latency", "DIVIDER_SLOTS"]
 

@@ -25,7 +25,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import SCALE
-from hdl.pipeline import register_stage
+from hdl.lib.pipeline import register_stage
 
 __all__ = ["SquareRoot", "sqrt_latency", "S_WIDTH"]
 

@@ -17,7 +17,7 @@ from amaranth import Module, Signal, Cat
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
-from hdl.io_unit import BandEntry
+from hdl.gpu.io_unit import BandEntry
 
 __all__ = ["Dispatcher"]
 

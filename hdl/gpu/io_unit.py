@@ -25,7 +25,7 @@ Why rows and not whole triangles: the scene memory used to be one triangle (672 
 read into a 672-bit buffer per unit; on the 4-core ULX3S top those wires (672 x 4 units, all
 from the scene memory's block-RAM row) were the most congested spot of the chip and the
 router did not converge. A 96-bit row per read is a seventh of the wires, and the memory is
-6 block RAMs instead of 20 on the ULX3S (``hdl/gpu.py``).
+6 block RAMs instead of 20 on the ULX3S (``hdl/gpu/gpu.py``).
 
 The band ends at ``band_done`` or when the core stops with an error (``core_error``: then
 ``error`` pulses once); the unit is idle again (once the reads in flight are answered) and
@@ -37,7 +37,7 @@ from amaranth.lib import wiring, data, stream
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from hdl.core import IoRow
+from hdl.core.core import IoRow
 from hdl.isa import VectorLayout, reg
 
 __all__ = ["IoUnit", "BandEntry", "TRIANGLE_FIRST_REG", "ROWS_PER_TRIANGLE", "SLOT_ROWS",

@@ -21,7 +21,7 @@ path, the shared port's arbiter -> the address of every bank a failing path grou
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
 from amaranth.lib.memory import Memory
 
-from hdl.synthesis import REGISTER_COPY, READ_COLLISION_UNDEFINED
+from hdl.lib.synthesis import REGISTER_COPY, READ_COLLISION_UNDEFINED
 
 __all__ = ["TextureStore", "PixelStore", "BANK_WORDS"]
 
@@ -48,7 +48,7 @@ class _NarrowMemory(Elaboratable):
         self.bank_bits = (bank_words - 1).bit_length()
         assert bank_words == 1 << self.bank_bits
         # (nothing reads a word in the cycle it is written: the Gpu takes no host texture write
-        # while a frame runs, and output words are read once the frame is done; hdl/synthesis.py)
+        # while a frame runs, and output words are read once the frame is done; hdl/lib/synthesis.py)
         self.banks = [Memory(shape=unsigned(8), depth=min(bank_words, depth - base), init=[],
                              attrs=READ_COLLISION_UNDEFINED)
                       for base in range(0, depth, bank_words)]

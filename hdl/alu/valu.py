@@ -26,18 +26,18 @@ Latency classes (cycles from ``i_valid`` to ``o_valid``; defaults in brackets):
   not send MUL, IMUL, MULP, DOT, CROSS or MAG then: ``MULTIPLIER_OPS``). Half the DSP blocks:
   on the ECP5 a core's 24 MULT18X18D spread it along half a DSP row (docs/fpga.md).
 * DIVIDE [Divider latency = 26 with 2 quotient bits per stage]: DIV - three lane dividers; or,
-  with ``dividers=1``, one divider shared by the lanes (hdl/serial_divider.py, latency 28): a
+  with ``dividers=1``, one divider shared by the lanes (hdl/alu/serial_divider.py, latency 28): a
   DIV of uniform operands still takes one cycle, any other holds ``div_ready`` low for the two
   cycles after it (the issuer must not send a DIV while ``div_ready`` is low). With
   ``dividers=0`` the ALU has no divider: DIVs go out over the ``div`` port to one shared by
-  several ALUs in time slots (hdl/shared_divider.py; latency 32: the request is registered
+  several ALUs in time slots (hdl/alu/shared_divider.py; latency 32: the request is registered
   where it arrives, lanes y and z follow lane x in the ALU's next two slots, the quotient is
   registered on its way back in; ``div_ready`` is low outside the ALU's slots and in those
   slots lanes y and z take).
 * MAGNITUDE [Multiplier.LATENCY + 1 + SquareRoot latency = 3 + 1 + 31 = 35]: MAG - the squares
   come from the lane multipliers, their sum from the PRODUCT_SUM stage, then the square root.
   With ``serial_sqrt=True`` the square root computes one root bit per cycle
-  (hdl/serial_sqrt.py, same latency, a sixth of the logic): a MAG holds ``mag_ready`` low for the
+  (hdl/alu/serial_sqrt.py, same latency, a sixth of the logic): a MAG holds ``mag_ready`` low for the
   30 cycles after it (the issuer must not send a MAG while it is low).
 
 Lanes x, y, z use multipliers 0, 1, 2 for MUL/IMUL/DOT/MAG (MULP uses 2 only); CROSS needs two
@@ -70,14 +70,14 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.arith import add_sub
-from hdl.divider import Divider, divider_latency
-from hdl.serial_divider import SerialDivider, serial_divider_latency, divider_passes
+from hdl.lib.arith import add_sub
+from hdl.alu.divider import Divider, divider_latency
+from hdl.alu.serial_divider import SerialDivider, serial_divider_latency, divider_passes
 from hdl.isa import LANES, ONE, OPS, SCALE, SWIZZLES, Kind, Op, VectorLayout
-from hdl.multiplier import Multiplier, carry_save_add
-from hdl.sqrt import S_WIDTH, SquareRoot, sqrt_latency
-from hdl.serial_sqrt import SerialSquareRoot
-from hdl.shared_divider import divider_link, shared_divider_latency
+from hdl.alu.multiplier import Multiplier, carry_save_add
+from hdl.alu.sqrt import S_WIDTH, SquareRoot, sqrt_latency
+from hdl.alu.serial_sqrt import SerialSquareRoot
+from hdl.alu.shared_divider import divider_link, shared_divider_latency
 
 __all__ = ["VectorALU", "LatencyClass", "LATENCY_CLASSES", "CLASS_OF", "ALU_OPS",
            "MULTIPLIER_OPS", "SimpleControl", "simple_control", "OpClass", "op_class"]
@@ -339,7 +339,7 @@ class VectorALU(wiring.Component):
     def divider_cycles(self, a, b):
         """Cycles a DIV of operand vectors ``a``, ``b`` keeps the next DIV out (reference of
         ``div_ready`` with a divider of the ALU's own; a shared one's ``ready`` follows its
-        slots, hdl/shared_divider.py)."""
+        slots, hdl/alu/shared_divider.py)."""
         return 1 if self.dividers == 3 else divider_passes(a, b)
 
     def mag_cycles(self):
@@ -436,7 +436,7 @@ class VectorALU(wiring.Component):
             other = before_adder(other, f"other_{name}")
             ctl = before_adder(ctl, f"control_{name}")
             # sign-extended 33-bit lhs +/- rhs: bit 32 is the true sign that fix keeps
-            # (one carry chain for both on ECP5, hdl/arith.py)
+            # (one carry chain for both on ECP5, hdl/lib/arith.py)
             total = add_sub(m, Cat(lhs, lhs[31]), Cat(rhs, rhs[31]), ctl.subtract,
                             platform=platform, name=f"sum_{name}")
             is_sum = Signal(name=f"is_sum_{name}")
@@ -590,7 +590,7 @@ class VectorALU(wiring.Component):
         # --- DIVIDE ------------------------------------------------------------------------------
         divide_issue = self.i_valid & cls.div
         if self.dividers == 0:
-            # a shared divider outside (hdl/shared_divider.py), no tag (the quotient comes back
+            # a shared divider outside (hdl/alu/shared_divider.py), no tag (the quotient comes back
             # to this ALU only). The quotient is registered as it arrives, a cycle more: the
             # divider sits between two cores, and its route was in front of this ALU's result
             # multiplexer, the forwarding and every operand register of the ALU

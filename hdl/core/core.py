@@ -6,14 +6,14 @@ Stages (ports and signals are prefixed by the stage they belong to)::
     D  word       the word arrives and is registered (the block RAM's clock-to-out and the
                   route from wherever the placer put it end here)
     A  address    the word's register addresses go to the register file's read ports A and
-                  B; the word is decoded (hdl/decode.py)
+                  B; the word is decoded (hdl/core/decode.py)
     O  operands   the register file's data arrive (the write landing now is forwarded into
                   them) and are registered: the block RAMs' clock-to-out stays out of I
     I  issue      operands (forwarded from the writeback bus when a write lands now), hazards
                   are checked, control transfers are decided by the flow-control stack engine,
                   memory instructions talk to texture/output memory, everything else enters
                   the vector ALU
-    X  execute    the vector ALU's fixed-latency pipelines (hdl/valu.py)
+    X  execute    the vector ALU's fixed-latency pipelines (hdl/alu/valu.py)
     W  writeback  the ALU's result is written with its lane mask (the register file's only
                   write port; the IO side gets the cycles EXE leaves free)
 
@@ -23,7 +23,7 @@ forwarded into the operands), and a second writer (WAW) may issue only if it lan
 the one in flight (a latency at least as long), so writes to a register land in program order.
 One exception saves most of a DIV's latency where it matters: for a DIV in flight the
 scoreboard also holds the outlook of lane x of its result (sign and zero-ness,
-hdl/div_outlook.py), and a conditional jump on lane x that compares that register with an
+hdl/core/div_outlook.py), and a conditional jump on lane x that compares that register with an
 operand whose x is 0 decides from the outlook without waiting for the divider (the outlook
 is worked out in the cycle after the DIV issues, from its registered operands). Writes to
 different registers complete out of order, so at issue every instruction reserves the one
@@ -61,14 +61,14 @@ from amaranth.lib.wiring import In, Out
 from hdl.isa import (Op, Kind, InstructionLayout, VectorLayout, USER_CODE_BASE, NUM_REGS,
                      BANKS, BANK_SWAP, NUM_ENTRIES, US_FC_INST, FcOp,
                      AddrOp, JumpFunc, LANE_WMASK_BITS)
-from hdl.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
-from hdl.regfile import RegisterFile, SwapWrite, swap_write, in_swap_bank, register_row
-from hdl.valu import (VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control, OpClass,
+from hdl.core.decode import Decoder, Decoded, b_address, LATENCY_RANK_BITS
+from hdl.core.regfile import RegisterFile, SwapWrite, swap_write, in_swap_bank, register_row
+from hdl.alu.valu import (VectorALU, MULTIPLIER_OPS, SimpleControl, simple_control, OpClass,
                        op_class)
-from hdl.fc_engine import FlowControlEngine
-from hdl.div_outlook import DivOutlook, magnitude
-from hdl.skid_buffer import SkidBuffer
-from hdl.synthesis import KEEP, REGISTER_COPY
+from hdl.core.fc_engine import FlowControlEngine
+from hdl.core.div_outlook import DivOutlook, magnitude
+from hdl.lib.skid_buffer import SkidBuffer
+from hdl.lib.synthesis import KEEP, REGISTER_COPY
 
 __all__ = ["Core", "CoreError", "OutputWrite", "IoRow"]
 
@@ -202,14 +202,14 @@ class Counters(data.Struct):
 
 
 class Core(wiring.Component):
-    """One THEIA core (without the per-band sequencer: see hdl/control_unit.py).
+    """One THEIA core (without the per-band sequencer: see hdl/core/control_unit.py).
 
     Parameters: ``rom`` (64-bit words from address 0: the assembled firmware), ``user_words``
     (instruction RAM size), ``tmem_words``/``omem_words`` (address ranges checked by TMREAD /
     OMWRITE), ``stack_depth``, ``div_bits_per_stage``, ``dividers`` and ``serial_sqrt`` (the
-    vector ALU's: 3 lane dividers, 1 shared by the lanes - hdl/serial_divider.py - or 0: the
-    ``div`` port to a divider shared with other cores, hdl/shared_divider.py; the
-    pipelined square root, or one root bit per cycle - hdl/serial_sqrt.py), ``cross_passes``
+    vector ALU's: 3 lane dividers, 1 shared by the lanes - hdl/alu/serial_divider.py - or 0: the
+    ``div`` port to a divider shared with other cores, hdl/alu/shared_divider.py; the
+    pipelined square root, or one root bit per cycle - hdl/alu/serial_sqrt.py), ``cross_passes``
     (the vector ALU's: CROSS on six multipliers, or in two passes over three),
     ``simple_latency`` (the vector ALU's SIMPLE class: 1, or 2 with its adders' operands
     registered), ``alu_forwarding`` (the write landing in a cycle is forwarded into the
@@ -1251,7 +1251,7 @@ class Core(wiring.Component):
 
         # --- performance counters ------------------------------------------------------------
         # Which counter a cycle counts is registered before it is counted: the counters are
-        # summed over the cores (hdl/gpu.py), so they sit apart from the issue decision that
+        # summed over the cores (hdl/gpu/gpu.py), so they sit apart from the issue decision that
         # picks one (issue -> counter enables crossed the chip on the 4-core ULX3S top). They
         # run a cycle behind.
         c = self.counters

@@ -1,0 +1,2 @@
+"""Building blocks that know nothing of THEIA: stream registers, arbiters, pipeline stages,
+carry-chain arithmetic and the hints the RTL gives synthesis."""
