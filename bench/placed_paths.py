@@ -12,8 +12,8 @@ delays of ``bench.paths`` and a routing delay that grows with the distance betwe
 (fitted by eye to the nets of a routed 1-core top's critical path, 0.9-4.5 ns: 0.9 ns +
 0.045 ns per tile of Manhattan distance, 0.3 ns inside a tile), and groups the paths that miss
 the period by (start module, end module), worst path of each group shown. Use it for the
-ranking: on the placement of the fifth session's 4-core top it found 15,093 endpoints over
-13.3 ns, 13,730 of them from the IO units into the cores' register files (docs/fpga.md).
+ranking: on one 4-core placement it found 15,093 endpoints over 13.3 ns, 13,730 of them from
+the IO units into the cores' register files (the reason for the skid buffer on that path).
 
 ``--routed``: a routed build's nextpnr report (``hdl.build`` writes it with every net's
 timing): its failing endpoints (register, block-RAM and LUT-RAM inputs whose routed arrival is

@@ -8,10 +8,9 @@ placement's estimate 33-36 MHz). Pinning the hard blocks gives each core a quadr
 logic follows (x 25-101 +- 20, estimate 40 MHz): core k's block RAMs at one end of a block-RAM
 row and its DSP blocks at the same end of the DSP row nearest to it (cores 0, 1 bottom and top
 left, 2, 3 bottom and top right: the pairs that share a divider sit one above the other, 44
-rows apart; side by side, 76 columns apart, their divider stretched across the chip and held
-the routed critical path), the scene
-memory in the middle of the middle row (read by every IO unit), the texture and output stores
-everywhere else (their logic is a few address and data wires).
+rows apart; side by side, 76 columns apart, their divider would stretch across the chip), the
+scene memory in the middle of the middle row (read by every IO unit), the texture and output
+stores everywhere else (their logic is a few address and data wires).
 
 ``pin_hard_blocks(path)`` adds nextpnr's ``BEL`` attribute to those cells of a Yosys JSON
 netlist (the board build runs it between synthesis and place and route, for builds of
@@ -27,8 +26,8 @@ import re
 __all__ = ["pin_hard_blocks", "plan_sites", "FLOORPLAN_MIN_CORES"]
 
 #: builds with fewer cores are not pinned: one core pinned to its quadrant (the chip's corner)
-#: routed far slower than unpinned (router1 still 35k of 87k arcs short after 571 s; unpinned,
-#: the same netlist routed in 289 s), so the floorplan is kept for what it was measured on
+#: routes far slower than unpinned (router1: 35k of 87k arcs still unrouted after 571 s; the
+#: same netlist unpinned routed in 289 s)
 FLOORPLAN_MIN_CORES = 4
 
 BRAM_ROWS = (22, 46, 70, 82)

@@ -13,8 +13,8 @@ whose bytes stop coming for ``timeout`` clock cycles is abandoned (no answer), s
 always resynchronise: wait longer than the timeout, send 'S', expect ACK.
 
 One bus request is in flight at a time; a UART byte takes ten bit times, far longer than any
-host-port access except a configuration write while a frame runs (which the host must not do:
-the bridge would hold it until the frame ends while bytes keep arriving).
+host-port access except a configuration, scene or texture write while a frame runs (which the
+host must not do: the GPU holds it until the frame ends while bytes keep arriving).
 """
 
 from amaranth import Module, Signal, Cat

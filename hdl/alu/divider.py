@@ -15,7 +15,7 @@ Two kinds of step, each exact:
 * **Non-restoring** (the other 39 steps, full width): the remainder r may be negative,
   -|b| <= r < |b| (32 bits signed, since |b| <= 2**31); the step computes 2r + bit - |b| when
   r >= 0 and 2r + bit + |b| when r < 0, one 33-bit adder whose add/subtract control is r's sign
-  (``hdl.arith.add_sub``: on ECP5 one carry chain with the control on its LUTs, no
+  (``hdl.lib.arith.add_sub``: on ECP5 one carry chain with the control on its LUTs, no
   multiplexer; a stage of two steps is two carry chains back to back). The pipe carries -|b|,
   so that the control is the sign itself. The new r is the restoring step's trial difference,
   whatever r's sign was, so the quotient bit is "r >= 0" and no correction follows (the bits
@@ -34,8 +34,9 @@ tag. Datapath registers have no reset.
 LATENCY = 1 (magnitudes, plus the 49 mod k first steps) + 49 // k (division stages)
 + 1 (b = 0 select and the sign) = **26 cycles for the default k = 2**, 51 for k = 1.
 Yosys synth_ecp5 of one lane, k = 2: 289 LUT4 + 734 CCU2C, 2.0k FF, the longest stage 7.5 ns
-in ``bench.paths``' estimate (all 49 steps restoring, before: 1,297 LUT4 + 620 CCU2C, 1.9k FF,
-10.0 ns; the routed 4-core top's worst paths were its stages).
+in ``bench.paths``' estimate. With all 49 steps restoring it would be 1,297 LUT4 + 620 CCU2C,
+1.9k FF and 10.0 ns a stage: too long for the 4-core board top at 75 MHz (13.3 ns), where a
+stage's cells are placed apart and its routes add several ns.
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal

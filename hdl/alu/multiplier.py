@@ -24,7 +24,7 @@ Pipeline, LATENCY = 3 cycles, one new operation every cycle, never stalls:
 no reset (only ``valid`` does): the result is defined whenever ``o_valid`` is.
 
 Yosys synth_ecp5 (in the 1-core board top, ``-noflatten``): 4 MULT18X18D, 159 LUT4 + 32 CCU2C,
-260 FF. (The first version took magnitudes, multiplied unsigned and negated the 64-bit result:
+260 FF. (Taking magnitudes, multiplying unsigned and negating the 64-bit result would cost
 254 LUT4 + 88 CCU2C, 326 FF and 4 cycles.)
 """
 

@@ -1,7 +1,7 @@
-"""DIV for all three lanes on one pipelined divider (``hdl.divider.Divider``).
+"""DIV for all three lanes on one pipelined divider (``hdl.alu.divider.Divider``).
 
-A third of the logic of three lane dividers (each ~1.8k LUT4-equivalents and 2.2k flip-flops on
-ECP5; 2.6k before its steps went onto one carry chain each), for:
+A third of the logic of three lane dividers (each ~1.8k LUT4-equivalents and 2k flip-flops on
+ECP5), for:
 
 * **Uniform operands** (a.x = a.y = a.z and b.x = b.y = b.z, e.g. quotients of DOT results,
   every DIV of MAIN): one pass through the divider, the quotient goes to all three lanes. The

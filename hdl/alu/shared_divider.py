@@ -1,9 +1,10 @@
-"""One lane divider (``hdl.divider.Divider``) for the DIVs of several vector ALUs, in time slots.
+"""One lane divider (``hdl.alu.divider.Divider``) for the DIVs of several vector ALUs, in time
+slots.
 
-The divider is a large part of a core's logic (a pipelined 49-step divider, ~1.8k LUT4-equivalents
-and 2k flip-flops on ECP5, ~3k before its steps went onto one carry chain each) and MAIN issues three DIVs per ray-triangle test of ~30 cycles, so two
-cores can share one: the GPU's default (``Gpu(shared_dividers=True)``), what makes room for four
-cores on the ULX3S-85F.
+The divider is a large part of a core's logic (a pipelined 49-step divider, ~1.8k
+LUT4-equivalents and 2k flip-flops on ECP5) and MAIN issues three DIVs per ray-triangle test of
+~30 cycles, so two cores can share one: the GPU's default (``Gpu(shared_dividers=True)``),
+what makes room for four cores on the ULX3S-85F.
 
 **Slots.** The divider takes one lane per cycle, from its clients in turn: with ``slots`` = S,
 client ``k`` may send a DIV in the cycles t with t mod S = k (its *slot*), the lane enters the
@@ -126,9 +127,9 @@ class SharedDivider(wiring.Component):
         fresh = Signal(name=f"fresh{k}")                # the register holds a new DIV
         a = Signal(VectorLayout, name=f"request{k}_a", reset_less=True)
         b = Signal(VectorLayout, name=f"request{k}_b", reset_less=True)
-        # whether the DIV is one pass is found from the register as its lane x enters (the
-        # compares on the client's operands were in front of lanes_owed's enable: O's
-        # critical path); its lanes y and z then owe the client's next two slots
+        # whether the DIV is one pass is found from the register as its lane x enters (not
+        # from the client's operands, whose compares would follow the route from the core in
+        # front of lanes_owed's enable); its lanes y and z then owe the client's next two slots
         uniform = Signal(name=f"uniform{k}")
         m.d.comb += uniform.eq(uniform_operands((a.x, a.y, a.z), (b.x, b.y, b.z)))
         lanes_owed_next = Signal(2, name=f"lanes_owed{k}_next")

@@ -13,9 +13,9 @@ comparing the partial remainder, with the next two radicand bits shifted in, aga
 * The remainder is at most 2 * root, so step j uses a (33 - j)-bit subtractor (2 bits for the first,
   33 for the last), and the radicand's low 17 bits are zeros that are never stored.
 
-``bits_per_stage`` steps share one pipeline register (default 1, as the unit's brief asks: the
-sqrt is one per ALU, so its ~1.5k flip-flops matter less than the dividers'; bits_per_stage = 2
-halves them, ~0.77k, for the same LUTs and two chained <= 33-bit steps per cycle).
+``bits_per_stage`` steps share one pipeline register (default 1: the sqrt is one per ALU, so
+its ~1.5k flip-flops matter less than the dividers'; bits_per_stage = 2 halves them, ~0.77k,
+for the same LUTs and two chained <= 33-bit steps per cycle).
 LATENCY = ceil(31 / bits_per_stage) cycles: 31 for the default, 16 for bits_per_stage = 2.
 One new operation every cycle, never stalls. Datapath registers have no reset.
 """

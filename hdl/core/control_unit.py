@@ -9,7 +9,7 @@ For a band whose position rows (config 6, 7) the IO side has written::
                     flip the swap bank (``tri_flip``), run MAIN; hit |= its return value
                 PSU2 if hit; PIXELSHADER; NPG -> next pixel while it returns TRUE
 
-Interface towards the IO side (the GPU issue's triangle streamer attaches here):
+Interface towards the IO side (``hdl.gpu.io_unit.IoUnit``, through the shader core):
 
 * ``band_start`` (strobe, while not ``busy``) begins a band; ``band_done`` pulses at its end.
 * ``tri_ready``: the IO copy of the swap bank holds the next triangle. ``tri_flip`` pulses in
@@ -62,8 +62,8 @@ class ControlUnit(wiring.Component):
         hit = Signal()
         triangles_left = Signal(16)
         more_triangles = Signal()    # triangles_left > 1, registered (on the MAIN -> MAIN path)
-        # triangles_left == 0, registered (its 16-bit compare -> the flip -> the state's
-        # enables was a failing path of the 4-core ULX3S placement)
+        # triangles_left == 0, registered: its 16-bit compare stays out of the path through
+        # the flip to the state's enables
         triangles_done = Signal()
         # MAIN may follow MAIN at once: another triangle is due and loaded. Registered, so that
         # ``core_chain`` is: a flip makes it false for a cycle (the IO side then shows the next

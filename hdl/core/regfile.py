@@ -13,9 +13,8 @@ copy: one read, one write port). Rows (``register_row``):
 A register's row is its number but for two bits (bit 5 = the copy, bit 7 = "swap bank":
 registers 42-63 all have bit 5 set and bit 6 clear), so no adder is on the way to the
 memory's address. On the ECP5 a copy is three 512 x 36 block RAMs, which hold 128 rows as
-easily as 192: the swap bank costs no memory (it used to be LUT RAM beside the block RAMs,
-about 600 LUTs a core, its read multiplexers and write pins on the routed top's failing
-paths).
+easily as 192: the swap bank costs no memory (in LUT RAM beside the block RAMs it would take
+about 600 LUTs a core, and its read multiplexers and ~2,000 write pins would be long routes).
 
 Registers 128-131 (output) have no storage: reads give 0; the writer never writes them.
 
@@ -23,11 +22,12 @@ The IO side writes only in the cycles the writer gives it (``io_slot``: no write
 then; the core works it out a cycle ahead from its write-port reservations, so ``io_ready``,
 which enables the IO side's skid buffer, is a flip-flop): each copy's one write port serves
 the IO side in those cycles and EXE in the others.
-Read data appears one cycle after the address; a write in the same cycle as the read is seen
-(transparent read ports). The bypass is built here, from the EXE and IO writes side by side
-(Yosys' own, behind the write port's multiplexers, was the 1-core top's longest path in
-``bench.paths``' estimate), and registered: in the data's cycle the block-RAM word (5.6 ns
-clock-to-out on ECP5) passes one multiplexer (``early``/``use_ram``).
+Read data appears one cycle after the address; an EXE write in the same cycle as the read is
+seen (transparent read ports; the IO side writes configuration rows only while no routine runs
+and swap rows into the copy EXE does not see, so its writes need no bypass). The bypass is
+built here rather than by Yosys (whose emulation would sit behind the write port's
+multiplexers, on the read data's path), and registered: in the data's cycle the block-RAM word
+(5.6 ns clock-to-out on ECP5) passes one multiplexer (``early``/``use_ram``).
 """
 
 from amaranth import Module, Signal, Mux, Cat, unsigned

@@ -44,7 +44,7 @@ class Dispatcher(wiring.Component):
         m.d.comb += [self.done.eq(done), self.error.eq(error),
                      self.table_addr.eq(band)]
         # which units are idle, registered (the units sit apart on the chip; a unit's state ->
-        # every unit's offer was a long path): a unit stays idle until it takes a band, and
+        # every unit's offer is a long path): a unit stays idle until it takes a band, and
         # a cycle passes after each band handed out (FETCH, HANDED_OUT), so the registered
         # view is never stale in OFFER and DRAIN
         idle = Signal(self.n_units)
@@ -66,7 +66,7 @@ class Dispatcher(wiring.Component):
                 m.next = "OFFER"
             with m.State("OFFER"):
                 m.d.comb += self.busy.eq(1)
-                # (the registered ``error``: a unit's error -> every unit's offer was a long path;
+                # (the registered ``error``: a unit's error -> every unit's offer is a long path;
                 # a band may still go out in the cycle of the error)
                 with m.If(error):
                     m.next = "DRAIN"

@@ -21,11 +21,11 @@ triangle and a row) is full. So after a flip only the 7 register writes remain (
 triangle per core. The first triangle of a band is read as soon as the band is taken (during
 rows 6/7) and written during INITIAL .. RGU.
 
-Why rows and not whole triangles: the scene memory used to be one triangle (672 bits) wide,
-read into a 672-bit buffer per unit; on the 4-core ULX3S top those wires (672 x 4 units, all
-from the scene memory's block-RAM row) were the most congested spot of the chip and the
-router did not converge. A 96-bit row per read is a seventh of the wires, and the memory is
-6 block RAMs instead of 20 on the ULX3S (``hdl/gpu/gpu.py``).
+Why rows and not whole triangles: a scene memory one triangle (672 bits) wide, read into a
+672-bit buffer per unit, puts 672 x 4 wires on the 4-core ULX3S top, all leaving the scene
+memory's block-RAM row: the most congested spot of the chip, where the router does not
+converge. A 96-bit row per read is a seventh of the wires, and the memory is 6 block RAMs
+instead of 20 on the ULX3S (``hdl/gpu/gpu.py``).
 
 The band ends at ``band_done`` or when the core stops with an error (``core_error``: then
 ``error`` pulses once); the unit is idle again (once the reads in flight are answered) and

@@ -12,10 +12,9 @@ like its 32-bit memories, except that a read takes three cycles (``READ_LATENCY`
 stores are banks of eight block RAMs (``BANK_WORDS``); a read's address is registered in a
 copy beside every bank, and every bank's word is registered beside its block RAMs before the
 multiplexer over all banks picks one (writes are registered on their way in too: no answer,
-so no latency to see). On the ULX3S the texture store is 96 block RAMs all over the chip: the
-block RAM's clock-to-output (5.8 ns) followed by that multiplexer was the 1-core top's critical
-path, the shared port's arbiter -> the address of every bank a failing path group of the
-4-core top.
+so no latency to see). On the ULX3S the texture store is 96 block RAMs all over the chip: a
+block RAM's clock-to-output (5.8 ns) followed by a multiplexer over all of them, or one
+address register fanning out to every bank, does not fit a 75 MHz cycle.
 """
 
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
@@ -72,8 +71,8 @@ class _NarrowMemory(Elaboratable):
         for k, bank in enumerate(self.banks):
             m.submodules[f"bank{k}"] = bank
         for port in self._write_ports:
-            # each bank's address, enable and byte registered beside it (one register's fan-out
-            # to every bank across the chip was 16 ns of routing in a 4-core top)
+            # each bank's address, enable and byte registered beside it (one register fanning
+            # out to every bank across the chip is up to 16 ns of routing)
             data_byte = self.narrow(port.data)
             bank_index = port.addr[self.bank_bits:]
             for k, bank in enumerate(self.banks):

@@ -13,8 +13,8 @@
 Both are combinational from ``valid`` to ``ready`` (one small priority choice), with the choice
 registered only through the round-robin pointer: cheap on an FPGA for a handful of requesters.
 
-(The Gpu puts a ``hdl.skid_buffer.SkidBuffer`` in front of each requester: its requests and
-the ready it sees end in flip-flops.)
+(The Gpu puts a ``hdl.lib.skid_buffer.SkidBuffer`` in front of each requester: its requests
+and the ready it sees end in flip-flops.)
 """
 
 from amaranth import Module, Mux, Signal
@@ -75,9 +75,9 @@ class SlotArbiter(_Arbiter):
     request in the cycles t with t mod n = k, whoever else waits. Nothing combines the
     requesters' ``valid``: a requester's ``ready`` is its slot (a flip-flop of a one-hot ring)
     and ``o``'s payload is picked by the slot. For requesters spread over the chip (skid
-    buffers by the cores): the round-robin choice from every ``valid`` to every ``ready`` and
-    its payload multiplexer held the routed 4-core top's arbiter paths. A request waits up to
-    n - 1 cycles more."""
+    buffers by the cores), where the round-robin choice from every ``valid`` to every
+    ``ready``, and its payload multiplexer, would be routes across the chip and back. A request
+    waits up to n - 1 cycles more."""
 
     def elaborate(self, platform):
         m = Module()

@@ -42,9 +42,9 @@ class SkidBuffer(wiring.Component):
         ]
         taken = self.i.valid & ~skid_valid
         # The payload registers' enables do not depend on the producer's valid (it comes
-        # from across the chip; as the enable of ~100 flip-flops it was a failing path group
-        # of the routed 4-core top): ``skid`` loads whatever is offered while it is empty
-        # (kept only when taken as the head stalls), ``head`` loads whenever it moves on.
+        # from across the chip, and would be the enable of ~100 flip-flops): ``skid`` loads
+        # whatever is offered while it is empty (kept only when taken as the head stalls),
+        # ``head`` loads whenever it moves on.
         with m.If(~skid_valid):
             m.d.sync += skid.eq(self.i.payload)
         with m.If(~head_valid | self.o.ready):          # the head register moves on

@@ -14,9 +14,9 @@ It does not keep a register's flip-flops apart from others that load the same va
 ``opt_merge`` merges those and leaves the wire as an alias).
 
 ``REGISTER_COPY``: a register that is a copy of another (it loads the same value), made so
-that each copy drives a group of loads placed far apart (one register's fan-out across the
-chip was the routed 4-core top's critical path more than once). The board build's Yosys
-script marks the flip-flops driving such wires ``keep``, which ``opt_merge`` leaves apart.
+that each copy drives a group of loads placed far apart (one register fanning out across the
+chip is a long route to its farthest loads). The board build's Yosys script marks the
+flip-flops driving such wires ``keep``, which ``opt_merge`` leaves apart.
 
 ``YOSYS_AFTER_READ``: the commands, for the board build's synthesis script (``hdl.build``).
 """
