@@ -1,9 +1,12 @@
 """Host tool: render a scene on a board over the UART host link (docs/host-link.md).
 
-    python -m boards.host SCENE_DIR|demo --port /dev/ttyUSB0 --out frame.png [--baud 3000000]
+    python -m boards.host SCENE --port /dev/ttyUSB0 --out frame.png [--baud 3000000]
 
-Loads the scene (refusing one the board cannot hold exactly: boards/limits.py), starts the
-frame, polls STATUS, reads the converted 8-bit pixels back and writes a PNG (sim.image).
+SCENE is anything ``python -m sim.render`` takes: a theia-2010 scene directory, a .toml/.json
+scene description (docs/scene-import.md) or ``demo``. Loads the scene (refusing one the board
+cannot hold exactly: boards/limits.py), starts the frame, polls STATUS, reads the converted
+8-bit pixels back and writes a PNG (sim.image): the frame sequence every host uses
+(hdl/gpu/host_protocol.py).
 The serial port is a ``Transport`` (``write(bytes)``, ``read(n) -> bytes``); tests plug in a
 simulated UART instead of pyserial.
 """
@@ -16,11 +19,11 @@ import numpy as np
 
 from boards.host_link import ACK, NAK, CMD_SYNC, CMD_WRITE, CMD_READ, CMD_READ_BYTES, MAX_COUNT
 from boards.limits import ULX3S_85F_LIMITS, SceneDoesNotFit, check_scene_fits
-from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_DONE, STATUS_ERROR)
-from hdl.gpu.io_unit import SLOT_ROWS
+from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, CoreStopped,
+                                   render_frame_blocking)
+from sim.scene import SCENE_ARGUMENT_HELP, SceneError, load_any_scene
 
-__all__ = ["LinkError", "SerialTransport", "HostLinkClient", "scene_load_runs", "render_on_board",
-           "main"]
+__all__ = ["LinkError", "SerialTransport", "HostLinkClient", "render_on_board", "main"]
 
 DEFAULT_BAUD = 3_000_000
 
@@ -121,100 +124,63 @@ class HostLinkClient:
         return bytes(out)
 
     def read_register(self, reg):
-        return self.read(host_address(Region.CONTROL, reg), 1)[0]
+        return self.read(register_address(reg), 1)[0]
 
     def write_register(self, reg, value):
-        self.write(host_address(Region.CONTROL, reg), [value])
+        self.write(register_address(reg), [value])
 
 
-def scene_load_runs(scene):
-    """(address, words) runs that load ``scene`` into an idle GPU (the same contents as
-    docs/host-interface.md describes), as few and long as possible: rows are written as four
-    words (x, y, z, 0; lane 3 is ignored) so a whole region is one run."""
-    runs = []
-    if scene.user_code:
-        runs.append((host_address(Region.USER, 0),
-                     [half for w in scene.user_code for half in (w >> 32, w & 0xFFFF_FFFF)]))
-    runs.append((host_address(Region.TEXTURE, 0), list(scene.texture)))
-    tri_words = []
-    for triangle in scene.triangles:
-        rows = list(triangle) + [(0, 0, 0)] * (SLOT_ROWS - len(triangle))
-        tri_words += [w for row in rows for w in (*row, 0)]
-    if tri_words:
-        runs.append((host_address(Region.SCENE, 0), tri_words))
-    runs.append((host_address(Region.CONFIG, 0), [w for row in scene.config for w in (*row, 0)]))
-    band_words = []
-    for band, (initial, final) in enumerate(scene.bands):
-        band_words += [*initial, scene.band_output_base(band), *final, 0]
-    runs.append((host_address(Region.BANDS, 0), band_words))
-    runs.append((host_address(Region.CONTROL, Reg.NUM_TRIANGLES),
-                 [len(scene.triangles), len(scene.bands)]))
-    return runs
+class _BoardHost:
+    """The link as the blocking host of the frame sequence (hdl/gpu/host_protocol.py):
+    ``wait_frame`` reads STATUS every ``poll_interval`` seconds for up to ``timeout``."""
 
+    def __init__(self, client, poll_interval, timeout):
+        self.write, self.read, self.read_bytes = client.write, client.read, client.read_bytes
+        self.client = client
+        self.poll_interval = poll_interval
+        self.timeout = timeout
 
-def _error_message(info):
-    from sim.backends import core_error_message
-    return f"core {info >> 24}: " + core_error_message((info >> 16) & 7, info & 0xFFFF)
+    def wait_frame(self):
+        started = time.monotonic()
+        while True:
+            status = self.client.read_register(Reg.STATUS)
+            if status & FRAME_ENDED:
+                return status
+            if time.monotonic() - started > self.timeout:
+                raise LinkError(f"the frame did not finish in {self.timeout:g} s "
+                                f"(STATUS {status:#x})")
+            time.sleep(self.poll_interval)
 
 
 def render_on_board(client, scene, limits=ULX3S_85F_LIMITS, poll_interval=0.05,
                     timeout=600.0, log=None):
     """Load, start, wait, read back. Returns ((height, width, 3) uint8 RGB in file order, info).
     Raises SceneDoesNotFit before touching the board, LinkError on protocol trouble,
-    RuntimeError if the GPU reports an error."""
-    log = log or (lambda text: None)
+    RuntimeError if the GPU is busy or reports an error."""
     check_scene_fits(scene, limits)
     client.connect()
-    status = client.read_register(Reg.STATUS)
-    if status & 1:
-        raise LinkError("the GPU is busy with a frame (reset the board)")
-    cores = client.read_register(Reg.CORES)
-    log(f"board answers: {cores} cores")
-    started = time.monotonic()
-    for addr, words in scene_load_runs(scene):
-        client.write(addr, words)
-    log(f"scene loaded in {time.monotonic() - started:.1f} s")
-    client.write_register(Reg.CTRL, CTRL_START)
-    started = time.monotonic()
-    while True:
-        status = client.read_register(Reg.STATUS)
-        if status & STATUS_ERROR:
-            info = client.read_register(Reg.ERROR_INFO)
-            raise RuntimeError(f"the GPU stopped with an error: {_error_message(info)}")
-        if status & STATUS_DONE:
-            break
-        if time.monotonic() - started > timeout:
-            raise LinkError(f"the frame did not finish in {timeout:g} s (STATUS {status:#x})")
-        time.sleep(poll_interval)
-    cycles = client.read_register(Reg.CYCLES)
-    log(f"frame done: {cycles} GPU cycles")
-    count = 3 * scene.width * scene.height
-    data = client.read_bytes(host_address(Region.OUTPUT, 0), count)
-    rgb = np.frombuffer(data, dtype=np.uint8).reshape(scene.height, scene.width, 3)
-    return rgb, {"cores": cores, "cycles": cycles}
-
-
-def _load(scene_arg):
-    if scene_arg == "demo":
-        from sim.demo_scene import demo_scene
-        return demo_scene()
-    from sim.scene import load_scene
-    return load_scene(scene_arg)
+    host = _BoardHost(client, poll_interval, timeout)
+    try:
+        frame = render_frame_blocking(host, scene, output="bytes", log=log)
+    except CoreStopped as e:
+        raise RuntimeError(f"the GPU stopped with an error: {e}") from None
+    rgb = np.frombuffer(frame.output, dtype=np.uint8).reshape(scene.height, scene.width, 3)
+    return rgb, {"cores": frame.cores, "cycles": frame.counters["cycles"]}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m boards.host", description=__doc__.split("\n")[0])
-    parser.add_argument("scene", help="scene directory (theia-2010 format) or 'demo'")
+    parser.add_argument("scene", help=SCENE_ARGUMENT_HELP)
     parser.add_argument("--port", required=True, help="serial port, e.g. /dev/ttyUSB0")
-    parser.add_argument("--baud", type=int, default=DEFAULT_BAUD)
+    parser.add_argument("--baud", type=int, default=DEFAULT_BAUD,
+                        help=f"baud rate of the board's host link (default {DEFAULT_BAUD})")
     parser.add_argument("--out", required=True, help="PNG file to write")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the frame")
     args = parser.parse_args(argv)
 
-    from sim.scene import SceneError
     from sim.image import write_png
     try:
-        scene = _load(args.scene)
+        scene = load_any_scene(args.scene)
         check_scene_fits(scene, ULX3S_85F_LIMITS)
         client = HostLinkClient(SerialTransport(args.port, args.baud))
         rgb, info = render_on_board(client, scene, timeout=args.timeout,

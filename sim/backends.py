@@ -9,22 +9,13 @@ from dataclasses import dataclass
 
 from amaranth.sim import Simulator
 
-from hdl.core.core import Core, CoreError, Counters
+from hdl.core.core import Core, Counters
+from hdl.gpu.host_protocol import core_error_message
 from hdl.isa import NUM_REGS, USER_CODE_START, BANK_OUTPUT
 
 __all__ = ["run_program_rtl", "wait_settled", "read_registers", "core_error_message",
            "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
            "io_write", "flip_swap", "RoutineRun", "run_routine", "simulate", "settled_counters"]
-
-
-def core_error_message(code, pc):
-    what = {
-        CoreError.ILLEGAL_INSTRUCTION: "illegal instruction",
-        CoreError.STACK: "return stack error (CALL on a full stack or RET on an empty one)",
-        CoreError.MEMORY: "texture/output memory address out of range",
-        CoreError.FETCH: "fetch outside the code memories",
-    }.get(CoreError(code), f"error {code}")
-    return f"{what} at {pc:#06x}"
 
 
 def read_registers(ctx, core):

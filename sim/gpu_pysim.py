@@ -1,7 +1,7 @@
 """Rendering a scene on the whole GPU (hdl/gpu/gpu.py) in Amaranth's own simulator.
 
-Everything goes through the host port, exactly as docs/host-interface.md describes it (the
-same sequence a CPU or the fast-simulation driver uses): user code, texture, triangles,
+Everything goes through the host port with the frame sequence every host uses
+(hdl/gpu/host_protocol.py, docs/host-interface.md): user code, texture, triangles,
 configuration rows, band table with output bases, counts; CTRL start; poll STATUS; read the
 counters and the output memory. Slow (a few hundred to a few thousand cycles per second): for
 tiny scenes, tests and VCD debugging.
@@ -14,48 +14,14 @@ import time
 from amaranth.sim import Simulator
 
 from hdl.gpu.gpu import Gpu
-from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_DONE, STATUS_ERROR,
-                          STATUS_BUSY)
-from hdl.gpu.io_unit import SLOT_ROWS
+from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
+                                   render_frame)
 
-__all__ = ["render_gpu_pysim", "scene_bus_writes", "gpu_for_scene", "GpuRenderError",
-           "HostDriver", "error_info_message"]
+__all__ = ["render_gpu_pysim", "gpu_for_scene", "GpuRenderError", "HostDriver", "PysimPort"]
 
 
 class GpuRenderError(Exception):
     pass
-
-
-def error_info_message(info):
-    """ERROR_INFO as text: 'core K: <what> at 0xPPPP'."""
-    from sim.backends import core_error_message
-    return f"core {info >> 24}: " + core_error_message((info >> 16) & 7, info & 0xFFFF)
-
-
-def scene_bus_writes(scene):
-    """(address, word) pairs that load ``scene`` into an idle GPU."""
-    writes = []
-    for i, word in enumerate(scene.user_code or []):
-        writes.append((host_address(Region.USER, 2 * i), word >> 32))
-        writes.append((host_address(Region.USER, 2 * i + 1), word & 0xFFFF_FFFF))
-    for i, word in enumerate(scene.texture):
-        writes.append((host_address(Region.TEXTURE, i), word))
-    for t, triangle in enumerate(scene.triangles):
-        for row, value in enumerate(triangle):
-            for lane in range(3):                 # the row is stored with its z word
-                writes.append((host_address(Region.SCENE, (t * SLOT_ROWS + row) * 4 + lane),
-                               value[lane]))
-    for row, value in enumerate(scene.config):
-        for lane in range(3):
-            writes.append((host_address(Region.CONFIG, row * 4 + lane), value[lane]))
-    for band, (initial, final) in enumerate(scene.bands):
-        for lane in range(3):
-            writes.append((host_address(Region.BANDS, band * 8 + lane), initial[lane]))
-            writes.append((host_address(Region.BANDS, band * 8 + 4 + lane), final[lane]))
-        writes.append((host_address(Region.BANDS, band * 8 + 3), scene.band_output_base(band)))
-    writes.append((host_address(Region.CONTROL, Reg.NUM_TRIANGLES), len(scene.triangles)))
-    writes.append((host_address(Region.CONTROL, Reg.NUM_BANDS), len(scene.bands)))
-    return writes
 
 
 def gpu_for_scene(scene, rom, cores=1, **params):
@@ -128,7 +94,40 @@ class HostDriver:
         return words
 
     async def control(self, reg):
-        return await self.read(host_address(Region.CONTROL, reg))
+        return await self.read(register_address(reg))
+
+
+class PysimPort:
+    """A HostDriver as the port of the host protocol's frame sequence
+    (hdl/gpu/host_protocol.py): ``wait_frame`` reads STATUS every ``poll_every`` cycles, calls
+    ``progress(pixels, cycles)`` after each read and gives up after ``max_cycles``."""
+
+    def __init__(self, driver, poll_every=64, progress=None, max_cycles=None):
+        self.driver = driver
+        self.poll_every = poll_every
+        self.progress = progress
+        self.max_cycles = max_cycles
+
+    async def write(self, addr, words):
+        for i, word in enumerate(words):
+            await self.driver.write(addr + i, word)
+
+    async def read(self, addr, count):
+        return await self.driver.read_many(addr, count)
+
+    async def wait_frame(self):
+        driver = self.driver
+        cycles = 0
+        while True:
+            await driver.ctx.tick().repeat(self.poll_every)
+            cycles += self.poll_every
+            status = await driver.control(Reg.STATUS)
+            if self.progress:
+                self.progress(await driver.control(Reg.PIXELS), await driver.control(Reg.CYCLES))
+            if status & FRAME_ENDED:
+                return status
+            if self.max_cycles and cycles > self.max_cycles:
+                raise FrameError(f"frame not done after {cycles} cycles")
 
 
 def render_gpu_pysim(scene, rom, cores=1, vcd=None, progress=None, max_cycles=None,
@@ -136,38 +135,18 @@ def render_gpu_pysim(scene, rom, cores=1, vcd=None, progress=None, max_cycles=No
     """Render ``scene`` on a ``cores``-core Gpu; return (output words, stats).
 
     stats: cycles (the GPU's frame counter), wall_s, cores, instructions, io_wait_cycles,
-    stall_cycles, pixels, bus_cycles (loading and reading back). A core error raises
-    GpuRenderError with ERROR_INFO decoded. ``progress(pixels, cycles)`` is called at each
-    STATUS poll.
+    stall_cycles, pixels. A core error raises GpuRenderError with ERROR_INFO decoded.
+    ``progress(pixels, cycles)`` is called at each STATUS poll.
     """
     gpu = gpu_for_scene(scene, rom, cores, **(gpu_params or {}))
-    omem_words = 3 * scene.width * scene.height
     result = {}
 
     async def host(ctx):
-        bus = HostDriver(ctx, gpu.host)
-        cycle = 0
-        for addr, word in scene_bus_writes(scene):
-            await bus.write(addr, word)
-        await bus.write(host_address(Region.CONTROL, Reg.CTRL), CTRL_START)
-        while True:
-            await ctx.tick().repeat(poll_every)
-            cycle += poll_every
-            status = await bus.control(Reg.STATUS)
-            if progress:
-                progress(await bus.control(Reg.PIXELS), await bus.control(Reg.CYCLES))
-            if status & STATUS_ERROR and not status & STATUS_BUSY:
-                info = await bus.control(Reg.ERROR_INFO)
-                result["error"] = f"{scene.name}: {error_info_message(info)}"
-                return
-            if status & STATUS_DONE:
-                break
-            if max_cycles and cycle > max_cycles:
-                result["error"] = f"{scene.name}: frame not done after {cycle} cycles"
-                return
-        counters = await bus.read_many(host_address(Region.CONTROL, Reg.CYCLES), 5)
-        result["counters"] = counters
-        result["omem"] = await bus.read_many(host_address(Region.OUTPUT), omem_words)
+        port = PysimPort(HostDriver(ctx, gpu.host), poll_every, progress, max_cycles)
+        try:
+            result["frame"] = await render_frame(port, scene, cores=cores)
+        except FrameError as e:
+            result["error"] = f"{scene.name}: {e}"
 
     sim = Simulator(gpu)
     sim.add_clock(1e-8)
@@ -181,7 +160,7 @@ def render_gpu_pysim(scene, rom, cores=1, vcd=None, progress=None, max_cycles=No
     wall = round(time.monotonic() - start, 3)
     if "error" in result:
         raise GpuRenderError(result["error"])
-    cycles, instructions, io_wait, stalls, pixels = result["counters"]
-    stats = {"cycles": cycles, "wall_s": wall, "cores": cores, "instructions": instructions,
-             "io_wait_cycles": io_wait, "stall_cycles": stalls, "pixels": pixels}
-    return result["omem"], stats
+    frame = result["frame"]
+    stats = {"cycles": frame.counters["cycles"], "wall_s": wall, "cores": cores,
+             **frame.counters}
+    return frame.output, stats

@@ -1,7 +1,8 @@
-"""Render a scene: ``python -m sim.render SCENE_DIR|demo --engine model --out FILE.png|FILE.ppm``.
+"""Render a scene: ``python -m sim.render SCENE --engine model --out FILE.png|FILE.ppm``.
 
-SCENE_DIR is a theia-2010 scene directory; ``demo`` is the built-in demo scene. The image is
-written as PPM in the reference layout (first row = y 0) or as PNG the right way up.
+SCENE is a theia-2010 scene directory, a .toml/.json scene description or ``demo``, the
+built-in demo scene (``sim.scene.load_any_scene``). The image is written as PPM in the
+reference layout (first row = y 0) or as PNG the right way up.
 """
 
 import argparse
@@ -10,20 +11,10 @@ import sys
 import time
 
 from sim.errors import cli_errors
+from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
 
 
 RTL_BACKENDS = ("fast", "verilator", "cxxrtl", "pysim")
-
-
-def load_any_scene(name):
-    if name == "demo":
-        from sim.demo_scene import demo_scene
-        return demo_scene()
-    if str(name).lower().endswith((".toml", ".json")):
-        from sim.scene_import import import_scene      # OBJ + PNG + description, docs/scene-import.md
-        return import_scene(name)
-    from sim.scene import load_scene
-    return load_scene(name)
 
 
 def render(scene, engine="model", cores=1, jobs=None, backend="fast", vcd=None, progress=None):
@@ -113,7 +104,7 @@ class ProgressBar:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m sim.render", description=__doc__.splitlines()[0])
-    parser.add_argument("scene", help="scene directory (theia-2010 format), a .toml/.json scene description, or 'demo'")
+    parser.add_argument("scene", help=SCENE_ARGUMENT_HELP)
     parser.add_argument("--engine", default="model", choices=["model", "rtl"],
                         help="model (the reference model) or rtl (the simulated hardware)")
     parser.add_argument("--backend", default="fast",

@@ -20,7 +20,8 @@ from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_BUSY
 from hdl.gpu.io_unit import SLOT_ROWS
 from hdl.isa import USER_CODE_START
 from sim.demo_scene import demo_scene
-from sim.gpu_pysim import (render_gpu_pysim, gpu_for_scene, scene_bus_writes, HostDriver)
+from hdl.gpu.host_protocol import load_scene, start_frame
+from sim.gpu_pysim import (render_gpu_pysim, gpu_for_scene, HostDriver, PysimPort)
 from sim.sequencer import render_model
 
 
@@ -47,9 +48,9 @@ def simulate(dut, testbench):
 
 async def load_and_start(bus, scene):
     """Load ``scene`` through the host port and start a frame."""
-    for addr, word in scene_bus_writes(scene):
-        await bus.write(addr, word)
-    await bus.write(control(Reg.CTRL), CTRL_START)
+    port = PysimPort(bus)
+    await load_scene(port, scene)
+    await start_frame(port)
 
 
 @pytest.mark.parametrize("cores, slotted_ports", [(1, False), (2, False), (2, True)])

@@ -2,7 +2,10 @@
 (boards.host.HostLinkClient) over a simulated UART (boards.sim_uart) into the board logic
 (boards.ulx3s.BoardLogic: UART rx/tx + HostLink bridge) and a HostBus target."""
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from amaranth import Module, Signal, unsigned
@@ -11,14 +14,17 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from boards.host import HostLinkClient, LinkError, scene_load_runs, render_on_board
+from boards.host import HostLinkClient, LinkError, render_on_board
 from boards.host_link import NAK
 from boards.limits import BoardLimits, SceneDoesNotFit, check_scene_fits
 from boards.sim_uart import SimulatedSerial
 from boards.ulx3s import BoardLogic
 from hdl.gpu.host_bus import HostBus, Region, host_address
+from hdl.gpu.host_protocol import scene_load_runs
 
 DIVISOR = 4          # clock cycles per UART bit: keeps the simulation short
+REPO = Path(__file__).resolve().parents[1]
+CUBE = REPO / "examples" / "cube" / "cube.toml"
 
 
 class FakeBusMemory(wiring.Component):
@@ -140,14 +146,37 @@ def _tiny_scene():
     return scene
 
 
+def _documented_writes(scene):
+    """(address, word) pairs that load ``scene``, word by word as docs/host-interface.md's
+    address map describes it (only the words it gives a meaning)."""
+    writes = []
+    for i, word in enumerate(scene.user_code or []):
+        writes += [(host_address(Region.USER, 2 * i), word >> 32),
+                   (host_address(Region.USER, 2 * i + 1), word & 0xFFFF_FFFF)]
+    writes += [(host_address(Region.TEXTURE, i), word) for i, word in enumerate(scene.texture)]
+    writes += [(host_address(Region.SCENE, (t * 8 + row) * 4 + lane), value[lane])
+               for t, triangle in enumerate(scene.triangles)
+               for row, value in enumerate(triangle) for lane in range(3)]
+    writes += [(host_address(Region.CONFIG, row * 4 + lane), value[lane])
+               for row, value in enumerate(scene.config) for lane in range(3)]
+    for band, (initial, final) in enumerate(scene.bands):
+        writes += [(host_address(Region.BANDS, band * 8 + lane), initial[lane])
+                   for lane in range(3)]
+        writes += [(host_address(Region.BANDS, band * 8 + 4 + lane), final[lane])
+                   for lane in range(3)]
+        writes.append((host_address(Region.BANDS, band * 8 + 3), scene.band_output_base(band)))
+    writes += [(host_address(Region.CONTROL, 2), len(scene.triangles)),
+               (host_address(Region.CONTROL, 3), len(scene.bands))]
+    return writes
+
+
 def test_load_runs_hold_exactly_the_documented_writes():
-    from sim.gpu_pysim import scene_bus_writes
     scene = _tiny_scene()
     flat = {}
     for addr, words in scene_load_runs(scene):
         for i, w in enumerate(words):
             flat[addr + i] = w
-    documented = dict(scene_bus_writes(scene))
+    documented = dict(_documented_writes(scene))
     assert {a: flat.get(a) for a in documented} == documented
     extra = {a: w for a, w in flat.items() if a not in documented}
     # only zeros into the ignored lane 3 of configuration / scene rows, the unused band word 7
@@ -191,6 +220,39 @@ def test_reference_scenes_fit_the_ulx3s_build():
         pytest.skip("reference scenes not found")
     for name in ("example1", "example3", "shaders"):
         check_scene_fits(load_scene(root / name), ULX3S_85F_LIMITS)
+
+
+# --- the host tool's command line: scene loading and the board's limits (no board) ----------
+
+def _tool(module, *args):
+    proc = subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def test_host_tool_takes_scene_descriptions_like_sim_render(tmp_path):
+    port, out = tmp_path / "no-such-tty", tmp_path / "frame.png"
+    # loaded and within the board's limits: what stops it is the missing serial port
+    line = _tool("boards.host", CUBE, "--port", port, "--out", out)
+    assert line.startswith("error: host link: ") and str(port) in line
+    # more pixels than the board's output store holds: refused before the port is opened
+    big = tmp_path / "big.toml"
+    big.write_text(CUBE.read_text().replace("resolution = [128, 128]", "resolution = [256, 256]")
+                   .replace('"cube.obj"', repr(str(CUBE.parent / "cube.obj")))
+                   .replace('"crate.png"', repr(str(CUBE.parent / "crate.png"))))
+    line = _tool("boards.host", big, "--port", port, "--out", out)
+    assert line.startswith("error: big: ") and "output words" in line
+    # a description that cannot be used: the same one-line problem as sim.render gives
+    bad = tmp_path / "bad.toml"
+    bad.write_text('mesh = "cube.obj"\n')
+    line = _tool("boards.host", bad, "--port", port, "--out", out)
+    assert line.removeprefix("error: ") == \
+        _tool("sim.render", bad, "--out", out).removeprefix("sim.render: ")
+    assert "bad.toml" in line
+    assert not out.exists()
 
 
 # --- the real GPU behind the link ----------------------------------------------------------
