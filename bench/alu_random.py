@@ -1,10 +1,18 @@
 """Random-operand sweep of the vector ALU against sim.semantics.alu_result.
 
-    python -m bench.alu_random --ops 1000000 --backend verilator
+    python -m bench.alu_random --ops 1000000 --backend verilator [--config NAME]
     python -m bench.alu_random --ops 2000 --backend pysim [--only ADD,DIV]
 
-For every ALU-kind opcode, streams ``--ops`` random operations back to back (one per cycle; the
-pipeline drains between opcodes) and checks every result, its tag and its exact latency. Prints
+The ALU is the core's of the preset (``--config``, hdl/config.py; default ``full``), with the
+opcode decode in front (``sim.alu_harness.AluUnderTest``). Operations of one opcode follow each
+other as fast as its unit takes them (a DIV of non-uniform operands every third cycle with one
+divider per core; a MAG every 31st with the serial square root; a CROSS every second with two
+passes); with a divider shared by two cores DIVs enter in the ALU's slots, and the tag (which a
+shared divider does not carry) is not checked.
+
+For every ALU-kind opcode, streams ``--ops`` random operations back to back (one per cycle when
+its units allow; the pipeline drains between opcodes) and checks every result, its tag and its
+exact latency. Prints
 JSON ``{opcode: {checked, mismatches, cycles, seconds}, "_total": {...}}``; the first few
 mismatching operations of an opcode are listed under ``examples``. Exit status 1 on any mismatch.
 
@@ -33,7 +41,9 @@ import tempfile
 import time
 
 from hdl.isa import MASK32, SWIZZLES, Op
-from hdl.alu.valu import ALU_OPS, VectorALU
+from hdl.alu.valu import ALU_OPS
+from hdl.config import PRESET_NAMES, preset
+from sim.alu_harness import AluUnderTest
 from sim.semantics import alu_result
 
 TAG_WIDTH = 16
@@ -86,19 +96,23 @@ class PysimBackend:
         from amaranth.sim import Simulator
         dut = self.dut
         outputs = []
+        issued = []
         flags = {}
 
         async def testbench(ctx):
-            for cycle in range(len(ops) + drain):
-                if cycle < len(ops):
-                    op, a, b, imm, pc = ops[cycle]
+            cycle = 0
+            while len(issued) < len(ops) or cycle < issued[-1] + drain:
+                ready = ctx.get(dut.div_ready) and ctx.get(dut.mag_ready) and ctx.get(dut.mul_ready)
+                if len(issued) < len(ops) and ready:
+                    op, a, b, imm, pc = ops[len(issued)]
                     ctx.set(dut.i_valid, 1)
                     ctx.set(dut.i_op, op)
                     ctx.set(dut.i_a.as_value(), (a[0] << 64) | (a[1] << 32) | a[2])
                     ctx.set(dut.i_b.as_value(), (b[0] << 64) | (b[1] << 32) | b[2])
                     ctx.set(dut.i_imm, imm)
                     ctx.set(dut.i_pc, pc)
-                    ctx.set(dut.i_tag, cycle % (1 << TAG_WIDTH))
+                    ctx.set(dut.i_tag, len(issued) % (1 << TAG_WIDTH))
+                    issued.append(cycle)
                 else:
                     ctx.set(dut.i_valid, 0)
                 await ctx.tick()
@@ -106,13 +120,14 @@ class PysimBackend:
                     r = ctx.get(dut.o_result.as_value())
                     outputs.append((cycle, ctx.get(dut.o_tag),
                                     ((r >> 64) & MASK32, (r >> 32) & MASK32, r & MASK32)))
+                cycle += 1
             flags["collision"] = ctx.get(dut.collision)
 
         sim = Simulator(dut)
         sim.add_clock(1e-6)
         sim.add_testbench(testbench)
         sim.run()
-        return outputs, flags["collision"]
+        return issued, outputs, flags["collision"]
 
     def close(self):
         pass
@@ -138,14 +153,17 @@ int main(int argc, char** argv) {
     while (fread(header, 4, 2, stdin) == 2) {
         std::vector<uint32_t> in(size_t(header[0]) * 10);
         if (fread(in.data(), 4, in.size(), stdin) != in.size()) return 2;
-        std::vector<uint32_t> out;
-        for (uint32_t c = 0; c < header[0] + header[1]; c++) {
-            if (c < header[0]) {
-                const uint32_t* r = &in[size_t(c) * 10];
+        std::vector<uint32_t> out, issued;
+        // an operation is offered when its units are free (one opcode per chunk)
+        for (uint32_t c = 0, next = 0; next < header[0] || c < issued.back() + header[1]; c++) {
+            bool ready = top->div_ready && top->mag_ready && top->mul_ready;
+            if (next < header[0] && ready) {
+                const uint32_t* r = &in[size_t(next) * 10];
                 top->i_valid = r[0] & 1; top->i_op = r[0] >> 1;
                 top->i_a[2] = r[1]; top->i_a[1] = r[2]; top->i_a[0] = r[3];
                 top->i_b[2] = r[4]; top->i_b[1] = r[5]; top->i_b[0] = r[6];
                 top->i_imm = r[7]; top->i_pc = r[8]; top->i_tag = r[9];
+                issued.push_back(c); next++;
             } else {
                 top->i_valid = 0;
             }
@@ -156,6 +174,7 @@ int main(int argc, char** argv) {
                 out.push_back(top->o_result[0]);
             }
         }
+        fwrite(issued.data(), 4, issued.size(), stdout);
         uint32_t trailer[2] = {uint32_t(out.size() / 5), uint32_t(top->collision)};
         fwrite(trailer, 4, 2, stdout);
         fwrite(out.data(), 4, out.size(), stdout);
@@ -203,10 +222,11 @@ class VerilatorBackend:
             payload += RECORD.pack(1 | (op << 1), *a, *b, imm, pc, cycle % (1 << TAG_WIDTH))
         self.process.stdin.write(payload)
         self.process.stdin.flush()
+        issued = list(struct.unpack(f"<{len(ops)}I", self.process.stdout.read(4 * len(ops))))
         count, collision = struct.unpack("<2I", self.process.stdout.read(8))
         raw = self.process.stdout.read(RESULT.size * count)
         outputs = [(c, t, (x, y, z)) for c, t, x, y, z in RESULT.iter_unpack(raw)]
-        return outputs, collision
+        return issued, outputs, collision
 
     def close(self):
         self.process.stdin.close()
@@ -229,19 +249,21 @@ def sweep(backend, dut, ops_per_opcode, opcodes, seed):
             remaining -= len(chunk)
             drain = dut.max_latency + 1
             start = time.perf_counter()
-            outputs, collision = backend.run(chunk, drain)
+            issued, outputs, collision = backend.run(chunk, drain)
             entry["seconds"] += time.perf_counter() - start
-            entry["cycles"] += len(chunk) + drain
+            entry["cycles"] += issued[-1] + drain
             start = time.perf_counter()
             if collision or len(outputs) != len(chunk):
                 entry["mismatches"] += len(chunk)
                 examples.append(f"{len(outputs)} results for {len(chunk)} operations, "
                                 f"collision={collision}")
                 continue
-            for index, ((cycle, tag, got), (_, a, b, imm, pc)) in enumerate(zip(outputs, chunk)):
+            tags = dut.tag_width > 0
+            for index, ((cycle, tag, got), (_, a, b, imm, pc), at) in enumerate(
+                    zip(outputs, chunk, issued)):
                 want = alu_result(op, a, b, imm, pc)
-                if (got != want or cycle != index + latency - 1
-                        or tag != index % (1 << TAG_WIDTH)):
+                if (got != want or cycle != at + latency - 1
+                        or (tags and tag != index % (1 << TAG_WIDTH))):
                     entry["mismatches"] += 1
                     if len(examples) < 5:
                         examples.append({"a": [hex(v) for v in a], "b": [hex(v) for v in b],
@@ -273,6 +295,8 @@ def main(argv=None):
     parser.add_argument("--backend", choices=["pysim", "verilator"], default="pysim")
     parser.add_argument("--only", default="", help="comma-separated opcode names (default: all)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--config", default="full", choices=PRESET_NAMES,
+                        help="whose ALU (a preset of hdl/config.py; default 'full')")
     parser.add_argument("--div-bits-per-stage", type=int, default=2)
     parser.add_argument("--sqrt-bits-per-stage", type=int, default=1)
     parser.add_argument("--build-dir",
@@ -287,8 +311,9 @@ def main(argv=None):
             parser.error(f"--only: not ALU-kind opcodes: {', '.join(unknown)}")
         opcodes = [Op[n] for n in names]
 
-    dut = VectorALU(TAG_WIDTH, div_bits_per_stage=args.div_bits_per_stage,
-                    sqrt_bits_per_stage=args.sqrt_bits_per_stage)
+    dut = AluUnderTest(preset(args.config).core, TAG_WIDTH,
+                       div_bits_per_stage=args.div_bits_per_stage,
+                       sqrt_bits_per_stage=args.sqrt_bits_per_stage)
     backend = (PysimBackend(dut) if args.backend == "pysim"
                else VerilatorBackend(dut, args.build_dir))
     try:

@@ -1,25 +1,26 @@
 """Issue rate of the RTL core for independent instructions of each latency class.
 
-    python -m bench.core_throughput [--n 200] [--ops ADD,MUL,...] [--json out.json]
+    python -m bench.core_throughput [--config NAME] [--n 200] [--ops ADD,MUL,...] [--json out.json]
 
 For each opcode a block of N and one of 2N independent instructions (destinations rotating over
-45 registers, sources two registers the block never writes) runs on the RTL core in Amaranth's
-simulator; ``(cycles(2N) - cycles(N)) / N`` is the cost of one more instruction, without the
+45 registers, sources two registers the block never writes) runs on the RTL core of the preset
+(``--config``, hdl/config.py; default ``full``) in Amaranth's simulator; ``(cycles(2N) - cycles(N)) / N`` is the cost of one more instruction, without the
 start-up and the drain of the pipeline. A core that issues one instruction per cycle whatever
 the latency gives 1.0; the requirement is <= 1.5. Prints one JSON object
 ``{op: {"n", "cycles_n", "cycles_2n", "cycles_per_instruction"}}`` (also written to --json).
 """
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.core.core import Core
+from hdl.config import PRESET_NAMES, preset
 from hdl.isa import USER_CODE_START, reg
-from sim.backends import poke_code, poke_register, run_routine, simulate
+from sim.core_pysim import core_under_test, poke_code, poke_register, run_routine, simulate
 
 OPS = ("ADD", "MUL", "DOT", "CROSS", "DIV", "MAG")
 LIMIT = 1.5
@@ -33,9 +34,11 @@ def block(op, n):
     return assemble("\n".join(lines + ["RETURN RT_TRUE"]), f"<{op} x {n}>")
 
 
-def measure(op, n):
-    """(cycles of N, cycles of 2N) for ``op``: both blocks in one simulation."""
-    core = Core(default_rom(), user_words=2 * n + 16)
+def measure(op, n, config):
+    """(cycles of N, cycles of 2N) for ``op`` on a core of ``config`` (a CoreConfig): both
+    blocks in one simulation."""
+    core = core_under_test(default_rom(), dataclasses.replace(config, user_words=2 * n + 16),
+                           tmem_words=16, omem_words=16)
     cycles = []
 
     async def testbench(ctx):
@@ -55,6 +58,8 @@ def measure(op, n):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.core_throughput",
                                      description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="full", choices=PRESET_NAMES,
+                        help="whose core (default 'full': every unit at full throughput)")
     parser.add_argument("--n", type=int, default=200, help="block length N (default 200)")
     parser.add_argument("--ops", default=",".join(OPS), help="comma-separated opcodes")
     parser.add_argument("--json", metavar="FILE", help="also write the result here")
@@ -68,7 +73,7 @@ def main(argv=None):
     result = {}
     for op in ops:
         start = time.perf_counter()
-        cycles_n, cycles_2n = measure(op, args.n)
+        cycles_n, cycles_2n = measure(op, args.n, preset(args.config).core)
         result[op] = {"n": args.n, "cycles_n": cycles_n, "cycles_2n": cycles_2n,
                       "cycles_per_instruction": round((cycles_2n - cycles_n) / args.n, 4)}
         print(f"{op}: {result[op]['cycles_per_instruction']} cycles/instruction "

@@ -1,25 +1,25 @@
 """Cycles per second of the fast simulation backend (sim/fast/).
 
-    python -m bench.fast_sim [--backend verilator|cxxrtl] [--cores N] [--workload auto|core|gpu]
-                             [--iterations N] [--size S]
+    python -m bench.fast_sim [--backend verilator|cxxrtl] [--config NAME] [--cores N]
+                             [--workload gpu|core] [--iterations N] [--size S]
 
-Workloads: ``core``: hdl.core.Core running a long loop (ADD, MUL, DOT, CROSS, DIV and the loop
-counter per iteration; texture/output memories served in C++); ``gpu``: a frame of the demo scene
-(``--size``) on hdl/gpu/gpu.py's Gpu with ``--cores`` cores through the host bus. ``auto`` = gpu when
-hdl/gpu/gpu.py exists, else core.
+Workloads: ``core``: one core of the preset (``--config``, hdl/config.py) running a long loop
+(ADD, MUL, DOT, CROSS, DIV and the loop counter per iteration; texture/output memories served in
+C++); ``gpu`` (the default): a frame of the demo scene (``--size``) on the preset's Gpu
+(``--cores`` overrides its core count) through the host bus.
 
-Prints one JSON object: {backend, workload, cycles, wall_s, cpu_s, cycles_per_s,
+Prints one JSON object: {backend, workload, config, cores, cycles, wall_s, cpu_s, cycles_per_s,
 cycles_per_cpu_s, build_s, prepare_s}. ``build_s`` is the time the (cached) build took when it
 was made; ``prepare_s`` is this run's elaboration + cache look-up (or build). The machine may be
 shared: ``cycles_per_cpu_s`` (process CPU time) is the steadier figure.
 """
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
 
+from hdl.config import PRESET_NAMES, preset
 from sim.fast.build import BACKENDS, DEFAULT_BACKEND
 
 LOOP = """
@@ -41,16 +41,17 @@ LOOP:
 """
 
 
-def bench_core(backend, iterations):
+def bench_core(backend, config, iterations):
     import numpy as np
     from firmware.asm import assemble
     from firmware.rom import default_rom
-    from hdl.core.core import Core
+    from sim.core_pysim import core_under_test
     from sim.fast.driver import FastSim, Design
 
     program = assemble(LOOP.format(n=iterations), "<loop>")
     start = time.monotonic()
-    sim = FastSim(Design(Core, default_rom(), tmem_words=4096, omem_words=4096), backend=backend)
+    sim = FastSim(Design(core_under_test, default_rom(), config.core, tmem_words=4096,
+                         omem_words=4096), backend=backend)
     prepare_s = time.monotonic() - start
     sim.serve_reads("tm_req", "tm_resp", np.zeros(4096, dtype=np.uint32))
     sim.serve_writes("om_req", np.zeros(4096, dtype=np.uint32))
@@ -63,18 +64,18 @@ def bench_core(backend, iterations):
     return cycles, wall, cpu, sim.build_info, prepare_s
 
 
-def bench_gpu(backend, cores, size):
+def bench_gpu(backend, config, size):
     from firmware.rom import default_rom
     from sim.demo_scene import demo_scene
     from sim.fast.driver import FastSim
     from sim.fast.gpu import render_gpu_fast, gpu_design
 
-    scene = demo_scene(size=size, bands=max(cores, 4), texture_size=64)
+    scene = demo_scene(size=size, bands=max(config.cores, 4), texture_size=64)
     start = time.monotonic()
-    sim = FastSim(gpu_design(default_rom(), cores, scene), backend=backend)
+    sim = FastSim(gpu_design(default_rom(), config, scene), backend=backend)
     prepare_s = time.monotonic() - start
     cpu = time.process_time()
-    _, stats = render_gpu_fast(scene, default_rom(), cores=cores, sim=sim, max_cycles=100_000_000)
+    _, stats = render_gpu_fast(scene, default_rom(), config, sim=sim, max_cycles=100_000_000)
     cpu = time.process_time() - cpu
     return sim.cycles, stats["wall_s"], cpu, sim.build_info, prepare_s
 
@@ -83,24 +84,26 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.fast_sim",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND)
-    parser.add_argument("--cores", type=int, default=1, help="GPU cores (gpu workload)")
-    parser.add_argument("--workload", choices=("auto", "core", "gpu"), default="auto")
+    parser.add_argument("--config", default="default", choices=PRESET_NAMES,
+                        help="the GPU's preset (hdl/config.py; default 'default')")
+    parser.add_argument("--cores", type=int, default=None,
+                        help="GPU cores (gpu workload; default: the preset's)")
+    parser.add_argument("--workload", choices=("gpu", "core"), default="gpu")
     parser.add_argument("--iterations", type=int, default=200_000,
                         help="loop iterations (core workload; ~26 cycles each)")
     parser.add_argument("--size", type=int, default=32, help="demo scene size (gpu workload)")
     args = parser.parse_args(argv)
-    if args.cores < 1:
+    if args.cores is not None and args.cores < 1:
         parser.error("--cores must be at least 1")
+    config = preset(args.config, **({"cores": args.cores} if args.cores else {}))
     workload = args.workload
-    if workload == "auto":
-        workload = "gpu" if importlib.util.find_spec("hdl.gpu.gpu") else "core"
     if workload == "gpu":
-        cycles, wall, cpu, info, prepare_s = bench_gpu(args.backend, args.cores, args.size)
+        cycles, wall, cpu, info, prepare_s = bench_gpu(args.backend, config, args.size)
     else:
-        cycles, wall, cpu, info, prepare_s = bench_core(args.backend, args.iterations)
+        cycles, wall, cpu, info, prepare_s = bench_core(args.backend, config, args.iterations)
     print(json.dumps({
-        "backend": args.backend, "workload": workload,
-        "cores": args.cores if workload == "gpu" else None,
+        "backend": args.backend, "workload": workload, "config": args.config,
+        "cores": config.cores if workload == "gpu" else None,
         "cycles": int(cycles), "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
         "cycles_per_s": round(cycles / wall) if wall else None,
         "cycles_per_cpu_s": round(cycles / cpu) if cpu else None,

@@ -1,6 +1,6 @@
 """Full FPGA build (synthesis, place and route, bitstream) of the board top; prints report.json.
 
-    python -m bench.fpga [--board ulx3s-85f] [--cores 4] [--freq 75] [--out DIR] [--seed N]
+    python -m bench.fpga [--board ulx3s-85f] [--config ulx3s] [--cores N] [--freq 75] [--out DIR] [--seed N]
                        [--router router1|router2] [--placer heap|static]
 
 Takes minutes to tens of minutes (nextpnr on an 85F). The JSON has cores, target_mhz, fmax_mhz,
@@ -14,12 +14,15 @@ import sys
 
 from hdl.build import (build_board, summary, BuildError, BOARDS, ROUTERS,
                        PLACERS)
+from hdl.config import PRESET_NAMES, preset
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.fpga", description=__doc__.split("\n")[0])
     parser.add_argument("--board", default="ulx3s-85f", choices=sorted(BOARDS))
-    parser.add_argument("--cores", type=int, default=4)
+    parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
+                        help="the GPU's preset (default 'ulx3s')")
+    parser.add_argument("--cores", type=int, default=None, help="cores (default: the preset's)")
     parser.add_argument("--freq", type=float, default=75.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--router", choices=ROUTERS, default=None,
@@ -28,11 +31,13 @@ def main(argv=None):
                         help="default: hdl.build.default_tools")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    out = args.out or f"build/{args.board}-{args.cores}c-{args.freq:g}mhz"
+    config = preset(args.config, **({"cores": args.cores} if args.cores else {}))
+    out = args.out or f"build/{args.board}-{args.config}-{config.cores}c-{args.freq:g}mhz"
     try:
-        report = build_board(args.board, args.cores, args.freq, out, seed=args.seed,
+        report = build_board(args.board, config, args.freq, out, seed=args.seed,
                              router=args.router, placer=args.placer,
-                             log=lambda text: print(text, file=sys.stderr))
+                             log=lambda text: print(text, file=sys.stderr),
+                             config_name=args.config)
     except (BuildError, ValueError) as e:
         sys.exit(f"error: {e}")
     print(summary(report), file=sys.stderr)

@@ -1,7 +1,7 @@
 """Cycles of one MAIN call (one ray-triangle test) on the RTL core, miss path and hit path.
 
     python -m bench.main_cycles --scene ../shared/scenes/theia-2010/example3 [--samples 200]
-                                [--seed 1] [--board] [--json [FILE]]
+                                [--seed 1] [--config NAME] [--json [FILE]]
 
 The reference model renders up to a pixel as the control unit would (configuration rows, the
 pixel's band rows, INITIAL, CPPU, USERCONSTANTS, then RGU for the pixel), the triangle is
@@ -15,10 +15,9 @@ Reported: one miss and one hit at the image's centre pixel, then ``--samples`` r
 the RTL's mean cycles of misses and of hits (hits are topped up with random hitting pairs so
 that both means rest on data), and their mean weighted by the model's hit ratio, next to the
 original THEIA's 272 cycles per ray-triangle test. Prints JSON (``--json FILE`` also writes it).
-``--board``: the core as the ULX3S top builds it (``boards.ulx3s.BOARD_CORE_PARAMS``: one
-divider for the lanes, shared with a second - idle - core, taking turns, as on the board: DIV
-latency 30; the serial square root, two-pass CROSS, simple operations in two cycles); the
-default is Core's own configuration.
+``--config``: whose core (a preset of hdl/config.py, default ``default``; ``ulx3s`` is the
+board's: no forwarding into the ALU). A core that shares a divider runs with that divider, its
+other client idle (``sim.core_pysim.core_top``).
 """
 
 import argparse
@@ -27,13 +26,10 @@ import random
 import sys
 import time
 
-from amaranth import Module
-from amaranth.lib import wiring
-
+from hdl.config import PRESET_NAMES, preset
 from hdl.core.core import Core
-from hdl.alu.shared_divider import SharedDivider
 from hdl.isa import ENTRY_INDEX, NUM_REGS, BANK_OUTPUT, ONE, reg
-from sim.backends import poke_code, poke_register, read_registers, run_routine, simulate
+from sim.core_pysim import poke_code, poke_register, read_registers, run_routine, simulate
 from sim.errors import cli_errors
 
 ORIGINAL_CYCLES_PER_TEST = 272
@@ -93,24 +89,15 @@ class ModelFrame:
         return before, list(core.regs), hit
 
 
-def rtl_main_cycles(frame, cases, shared_divider=False, **core_params):
-    """Run MAIN on the RTL core (``core_params``: Core's) for each (registers before,
-    registers after) case; return the cycle counts, checking every register against the
-    model's after each run. ``shared_divider``: the core's DIVs go to a divider shared with a
-    second client (idle here), as two cores share one on the board."""
+def rtl_main_cycles(frame, cases, config):
+    """Run MAIN on the RTL core of ``config`` (a ``hdl.config.CoreConfig``) for each (registers
+    before, registers after) case; return the cycle counts, checking every register against
+    the model's after each run."""
     scene = frame.scene
-    top = None
-    if shared_divider:
-        core_params = dict(core_params, dividers=0)
-    core = Core(frame.rom, tmem_words=len(frame.tmem), omem_words=3 * scene.width * scene.height,
-                **core_params)
-    if shared_divider:
-        top = Module()
-        top.submodules.core = core
-        top.submodules.divider = divider = SharedDivider(2)
-        wiring.connect(top, core.div, divider.client[0])
+    core = Core(frame.rom, config, tmem_words=len(frame.tmem),
+                omem_words=3 * scene.width * scene.height)
     cycles = []
-    from sim.backends import MemoryModel
+    from sim.core_pysim import MemoryModel
     memories = MemoryModel(frame.tmem, omem_words=3 * scene.width * scene.height)
 
     async def testbench(ctx):
@@ -128,7 +115,7 @@ def rtl_main_cycles(frame, cases, shared_divider=False, **core_params):
                 raise RuntimeError(f"RTL and model registers differ after MAIN: {wrong[:8]}")
             cycles.append(run.cycles)
 
-    simulate(core, testbench, memories, top=top)
+    simulate(core, testbench, memories)
     return cycles
 
 
@@ -145,8 +132,8 @@ def main(argv=None):
     parser.add_argument("--model-samples", type=int, default=20_000,
                         help="pairs run on the model only, for the hit ratio (default 20000)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--board", action="store_true",
-                        help="the core in the ULX3S top's configuration")
+    parser.add_argument("--config", default="default", choices=PRESET_NAMES,
+                        help="whose core: a preset of hdl/config.py (default 'default')")
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
                         help="print JSON only (and write it to FILE if given)")
     args = parser.parse_args(argv)
@@ -190,13 +177,7 @@ def main(argv=None):
         cases = [(before, after) for _, (before, after) in
                  ((k, centre[k][1:]) for k in ("miss", "hit") if k in centre)]
         cases += [(b, a) for b, a, _ in sample_cases + extra_hits]
-        core_params = {}
-        shared_divider = False
-        if args.board:
-            from boards.ulx3s import BOARD_CORE_PARAMS, BOARD_SHARED_DIVIDERS
-            core_params = dict(BOARD_CORE_PARAMS)
-            shared_divider = BOARD_SHARED_DIVIDERS
-        cycles = rtl_main_cycles(frame, cases, shared_divider=shared_divider, **core_params)
+        cycles = rtl_main_cycles(frame, cases, preset(args.config).core)
         n_centre = len(cases) - len(sample_cases) - len(extra_hits)
         centre_cycles = dict(zip([k for k in ("miss", "hit") if k in centre], cycles[:n_centre]))
         sample_cycles = cycles[n_centre:n_centre + len(sample_cases)]
@@ -211,8 +192,7 @@ def main(argv=None):
         elif miss_cycles:
             weighted = mean(miss_cycles)
         result = {
-            "scene": str(args.scene), "core_params": core_params,
-            "shared_divider": shared_divider,
+            "scene": str(args.scene), "config": args.config,
             "centre_pixel": [cx, cy],
             "centre_miss": {"triangle": centre["miss"][0], "cycles": centre_cycles["miss"]}
             if "miss" in centre else None,

@@ -16,6 +16,8 @@ import re
 import sys
 from collections import defaultdict
 
+from hdl.config import PRESET_NAMES, preset
+
 # cell delays in ns (LFE5U speed grade 6, as seen in nextpnr's path reports)
 LUT_DELAY = 0.24
 MUX_DELAY = 0.20             # PFUMX / L6MUX21
@@ -182,8 +184,9 @@ def analyse(netlist, top=None):
     return endpoints, path
 
 
-def synthesise(cores, out_dir):
-    """Yosys synth_ecp5 of the ULX3S top (no place and route); returns the netlist's path."""
+def synthesise(config, out_dir):
+    """Yosys synth_ecp5 of the ULX3S top with the GPU of ``config`` (no place and route);
+    returns the netlist's path."""
     import os
     import subprocess
     from pathlib import Path
@@ -193,9 +196,9 @@ def synthesise(cores, out_dir):
     _set_tool_env()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(cores=cores), name="top", **SYNTH_OVERRIDES)
+    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(config=config), name="top", **SYNTH_OVERRIDES)
     plan.extract(str(out))
-    print(f"synthesising {cores}-core top in {out} ...", file=sys.stderr)
+    print(f"synthesising {config.cores}-core top in {out} ...", file=sys.stderr)
     result = subprocess.run([os.environ["YOSYS"], "-q", "-l", "top.rpt", "top.ys"], cwd=out)
     if result.returncode:
         sys.exit(f"error: Yosys failed, see {out / 'top.rpt'}")
@@ -213,13 +216,15 @@ def main(argv=None):
     parser.add_argument("netlist", nargs="?",
                         help="Yosys JSON netlist (DIR/top.json of a board build); without it, "
                              "the ULX3S top of --cores is synthesised into --out first")
-    parser.add_argument("--cores", type=int, default=1)
+    parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
+                        help="the GPU's preset (default 'ulx3s')")
+    parser.add_argument("--cores", type=int, default=1, help="cores (default 1)")
     parser.add_argument("--out", default="build/paths")
     parser.add_argument("--top", type=int, default=15, help="how many endpoint groups")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.netlist is None:
-        args.netlist = synthesise(args.cores, args.out)
+        args.netlist = synthesise(preset(args.config, cores=args.cores), args.out)
     with open(args.netlist) as f:
         netlist = json.load(f)
     endpoints, path = analyse(netlist)

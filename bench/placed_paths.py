@@ -34,6 +34,7 @@ import sys
 from collections import Counter, defaultdict
 
 from hdl.build import build_board, summary, BuildError, PLACED, PLACERS
+from hdl.config import preset
 from bench.paths import (LUT_DELAY, MUX_DELAY, CARRY_IN_DELAY, CARRY_THROUGH, CARRY_SUM,
                          FF_CLK_TO_Q, BRAM_CLK_TO_Q, LUTRAM_READ, MULT_DELAY, SETUP)
 
@@ -266,7 +267,8 @@ def main(argv=None):
     parser.add_argument("placed", nargs="?", help="a placed netlist (nextpnr --write)")
     parser.add_argument("--routed", metavar="REPORT",
                         help="a routed build's nextpnr report (DIR/nextpnr-report.json)")
-    parser.add_argument("--cores", type=int, help="place the ULX3S-85F top of this many cores")
+    parser.add_argument("--cores", type=int,
+                        help="place the ULX3S-85F top (the ulx3s preset) of this many cores")
     parser.add_argument("--freq", type=float, default=75.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--placer", choices=PLACERS, default=None,
@@ -286,9 +288,10 @@ def main(argv=None):
     if args.cores is not None:
         out = args.out or f"build/placed-{args.cores}c-{args.freq:g}mhz"
         try:
-            report = build_board("ulx3s-85f", args.cores, args.freq, out, seed=args.seed,
-                                 placer=args.placer, place_only=True,
-                                 log=lambda text: print(text, file=sys.stderr))
+            report = build_board("ulx3s-85f", preset("ulx3s", cores=args.cores), args.freq, out,
+                                 seed=args.seed, placer=args.placer, place_only=True,
+                                 log=lambda text: print(text, file=sys.stderr),
+                                 config_name="ulx3s")
         except (BuildError, ValueError) as e:
             sys.exit(f"error: {e}")
         print(summary(report), file=sys.stderr)

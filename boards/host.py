@@ -4,7 +4,7 @@
 
 SCENE is anything ``python -m sim.render`` takes: a theia-2010 scene directory, a .toml/.json
 scene description (docs/scene-import.md) or ``demo``. Loads the scene (refusing one the board
-cannot hold exactly: boards/limits.py), starts the frame, polls STATUS, reads the converted
+cannot hold exactly: ``GpuConfig.check_fits`` of the board's preset), starts the frame, polls STATUS, reads the converted
 8-bit pixels back and writes a PNG (sim.image): the frame sequence every host uses
 (hdl/gpu/host_protocol.py).
 The serial port is a ``Transport`` (``write(bytes)``, ``read(n) -> bytes``); tests plug in a
@@ -18,7 +18,8 @@ import time
 import numpy as np
 
 from boards.host_link import ACK, NAK, CMD_SYNC, CMD_WRITE, CMD_READ, CMD_READ_BYTES, MAX_COUNT
-from boards.limits import ULX3S_85F_LIMITS, SceneDoesNotFit, check_scene_fits
+from hdl.config import PRESET_NAMES, SceneDoesNotFit, preset
+from sim.image import words_to_rgb
 from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, CoreStopped,
                                    render_frame_blocking)
 from sim.scene import SCENE_ARGUMENT_HELP, SceneError, load_any_scene
@@ -152,19 +153,25 @@ class _BoardHost:
             time.sleep(self.poll_interval)
 
 
-def render_on_board(client, scene, limits=ULX3S_85F_LIMITS, poll_interval=0.05,
-                    timeout=600.0, log=None):
-    """Load, start, wait, read back. Returns ((height, width, 3) uint8 RGB in file order, info).
-    Raises SceneDoesNotFit before touching the board, LinkError on protocol trouble,
-    RuntimeError if the GPU is busy or reports an error."""
-    check_scene_fits(scene, limits)
+def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.0, log=None):
+    """Load, start, wait, read back, on a board built with ``config`` (a GpuConfig, default the
+    ``ulx3s`` preset). Returns ((height, width, 3) uint8 RGB in file order, info). Raises
+    SceneDoesNotFit before touching the board, LinkError on protocol trouble, RuntimeError if
+    the GPU is busy or reports an error."""
+    config = config or preset("ulx3s")
+    config.check_fits(scene)
     client.connect()
     host = _BoardHost(client, poll_interval, timeout)
+    # (an 8-bit output store holds the pixels: a byte per word is all there is to read)
+    narrow = config.narrow_stores
     try:
-        frame = render_frame_blocking(host, scene, output="bytes", log=log)
+        frame = render_frame_blocking(host, scene, output="bytes" if narrow else "words", log=log)
     except CoreStopped as e:
         raise RuntimeError(f"the GPU stopped with an error: {e}") from None
-    rgb = np.frombuffer(frame.output, dtype=np.uint8).reshape(scene.height, scene.width, 3)
+    if narrow:
+        rgb = np.frombuffer(frame.output, dtype=np.uint8).reshape(scene.height, scene.width, 3)
+    else:
+        rgb = words_to_rgb(frame.output, scene.width, scene.height)
     return rgb, {"cores": frame.cores, "cycles": frame.counters["cycles"]}
 
 
@@ -176,14 +183,17 @@ def main(argv=None):
                         help=f"baud rate of the board's host link (default {DEFAULT_BAUD})")
     parser.add_argument("--out", required=True, help="PNG file to write")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the frame")
+    parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
+                        help="the preset the board's bitstream was built with (default 'ulx3s')")
     args = parser.parse_args(argv)
 
     from sim.image import write_png
     try:
         scene = load_any_scene(args.scene)
-        check_scene_fits(scene, ULX3S_85F_LIMITS)
+        config = preset(args.config)
+        config.check_fits(scene)
         client = HostLinkClient(SerialTransport(args.port, args.baud))
-        rgb, info = render_on_board(client, scene, timeout=args.timeout,
+        rgb, info = render_on_board(client, scene, config, timeout=args.timeout,
                                     log=lambda text: print(text, file=sys.stderr))
         write_png(args.out, rgb)
     except (SceneError, SceneDoesNotFit) as e:

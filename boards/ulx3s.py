@@ -24,11 +24,13 @@ from amaranth.lib.cdc import AsyncFFSynchronizer
 from amaranth.lib.wiring import In, Out
 
 from boards.host_link import HostLink
-from boards.limits import ULX3S_85F_LIMITS
 from boards.uart import UartRx, UartTx, uart_divisor
+from hdl.config import preset
+from hdl.gpu.gpu import Gpu
+from hdl.gpu.host_bus import HostRequest
+from hdl.lib.skid_buffer import SkidBuffer
 
-__all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "make_gpu", "DEFAULT_BAUD",
-           "DEFAULT_FREQ_MHZ"]
+__all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "DEFAULT_BAUD", "DEFAULT_FREQ_MHZ"]
 
 OSC_MHZ = 25.0
 DEFAULT_FREQ_MHZ = 75.0
@@ -67,52 +69,6 @@ def ecp5_pll(freq_mhz, fin_mhz=OSC_MHZ):
     return best[1]
 
 
-#: one divider per core shared by the three lanes (hdl/alu/serial_divider.py): three lane dividers
-#: are about a third of a core's logic; with them four cores do not fit the 85F. MAIN's DIVs have
-#: uniform operands and still issue one per cycle; MAIN costs 1.3 % more cycles (latency 28).
-BOARD_DIVIDERS = 1
-#: ... and each pair of cores shares that one (hdl/alu/shared_divider.py, in time slots): two
-#: dividers for four cores, a sixth of a core's logic saved per core
-BOARD_SHARED_DIVIDERS = True
-#: the texture store's readers and the output store's writers take fixed turns
-#: (hdl/lib/arbiter.py ``SlotArbiter``): the round-robin choice from every requester's valid to
-#: every skid buffer's enable crossed the chip (the routed 4-core top's arbiter paths)
-BOARD_SLOTTED_PORTS = True
-#: the MAG square root one root bit per cycle (hdl/alu/serial_sqrt.py): a sixth of the pipelined
-#: one's logic; MAG is once per pixel in the default firmware
-BOARD_SERIAL_SQRT = True
-#: CROSS in two passes over three multipliers (12 MULT18X18D per core instead of 24): the DSP
-#: blocks sit in three rows across the chip, and 24 of them stretched each core along half a
-#: row (docs/fpga.md)
-BOARD_CROSS_PASSES = 2
-#: SIMPLE results in two cycles, the adders' operands registered: the loop ALU result ->
-#: forwarding -> adder -> ALU result was the 4-core top's worst path group (docs/fpga.md)
-BOARD_SIMPLE_LATENCY = 2
-#: no forwarding into the ALU's operands (a reader of a result issues a cycle after it lands):
-#: the forwarding into the ALU's operand registers (SIMPLE's, CROSS's, the multipliers', the
-#: shared divider's requests) was a fifth of the routed 4-core top's failing endpoints
-BOARD_ALU_FORWARDING = False
-#: each core as the board builds it (also what ``bench.main_cycles --board`` measures)
-BOARD_CORE_PARAMS = {"dividers": BOARD_DIVIDERS, "serial_sqrt": BOARD_SERIAL_SQRT,
-                     "cross_passes": BOARD_CROSS_PASSES, "simple_latency": BOARD_SIMPLE_LATENCY,
-                     "alu_forwarding": BOARD_ALU_FORWARDING}
-
-
-def make_gpu(cores, limits=ULX3S_85F_LIMITS, rom=None):
-    """The Gpu as the board holds it: ``limits``' memory sizes, 8-bit texture/output stores,
-    ``BOARD_DIVIDERS`` dividers per core shared by pairs of cores, slotted store ports, the
-    serial square root, CROSS in two passes over three multipliers, SIMPLE in two cycles, user
-    RAM and swap memories in LUT RAM (block RAMs: texture 96 + output 59 + scene 6 leave 47,
-    for 7 per core: the general registers' two copies (6) and the firmware ROM (1))."""
-    from hdl.gpu.gpu import Gpu
-    if rom is None:
-        from firmware.rom import default_rom
-        rom = default_rom()
-    return Gpu(rom, cores=cores, shared_dividers=BOARD_SHARED_DIVIDERS, **BOARD_CORE_PARAMS,
-               narrow_stores=True, lut_memories=True, slotted_ports=BOARD_SLOTTED_PORTS,
-               **limits.gpu_params())
-
-
 class BoardLogic(wiring.Component):
     """UART pins <-> host link <-> ``target`` (anything with an ``In(HostBus())`` port ``host``
     and ``busy``/``done``/``error`` outputs). ``divisor``: clock cycles per UART bit."""
@@ -137,25 +93,36 @@ class BoardLogic(wiring.Component):
                      self.error.eq(target.error)]
         wiring.connect(m, rx.data, link.rx)
         wiring.connect(m, link.tx, tx.data)
-        # read answers pass a register on their way back to the link: the Gpu's answer
-        # multiplexer -> the link's state was a failing group of the 4-core placement
+        # The link sits by the UART pins, the GPU's host port wherever the placer puts it:
+        # requests pass a skid buffer on their way to the GPU (the GPU's ``ready`` and the
+        # link's state then meet only in flip-flops), read answers a register on their way
+        # back.
         bus, host = link.bus, target.host
-        m.d.comb += [host.valid.eq(bus.valid), host.write.eq(bus.write), host.addr.eq(bus.addr),
-                     host.wdata.eq(bus.wdata), bus.ready.eq(host.ready)]
+        m.submodules.request = request = SkidBuffer(HostRequest)
+        m.d.comb += [request.i.valid.eq(bus.valid), request.i.payload.write.eq(bus.write),
+                     request.i.payload.addr.eq(bus.addr), request.i.payload.wdata.eq(bus.wdata),
+                     bus.ready.eq(request.i.ready),
+                     host.valid.eq(request.o.valid), host.write.eq(request.o.payload.write),
+                     host.addr.eq(request.o.payload.addr),
+                     host.wdata.eq(request.o.payload.wdata), request.o.ready.eq(host.ready)]
         m.d.sync += [bus.rvalid.eq(host.rvalid), bus.rdata.eq(host.rdata)]
         return m
 
 
 class Ulx3sTop(Elaboratable):
-    def __init__(self, *, cores=4, freq_mhz=DEFAULT_FREQ_MHZ, baud=DEFAULT_BAUD,
-                 limits=ULX3S_85F_LIMITS, rom=None):
+    """The board top; ``config`` (default: the ``ulx3s`` preset) says how the GPU is built."""
+
+    def __init__(self, *, config=None, freq_mhz=DEFAULT_FREQ_MHZ, baud=DEFAULT_BAUD,
+                 rom=None):
         self.pll = ecp5_pll(freq_mhz)
         self.freq_hz = self.pll.freq_mhz * 1e6
         self.baud = baud
         self.divisor = uart_divisor(self.freq_hz, baud)
-        self.cores = cores
-        self.limits = limits
-        self.gpu = make_gpu(cores, limits, rom)
+        self.config = config or preset("ulx3s")
+        if rom is None:
+            from firmware.rom import default_rom
+            rom = default_rom()
+        self.gpu = Gpu(rom, self.config)
 
     def elaborate(self, platform):
         m = Module()

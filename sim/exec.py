@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from hdl.config import PRESET_NAMES
 from hdl.isa import USER_CODE_START, NUM_REGS
 
 
@@ -39,6 +40,9 @@ def main(argv=None):
     parser.add_argument("--engine", default="model", choices=["model", "rtl"])
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--max-instructions", type=int, default=10_000_000)
+    parser.add_argument("--config", default="default", choices=PRESET_NAMES,
+                        help="rtl engine: whose core (a preset of hdl/config.py; default "
+                             "'default')")
     args = parser.parse_args(argv)
     from firmware.asm import assemble_file, AsmError
     try:
@@ -49,13 +53,9 @@ def main(argv=None):
         if args.engine == "model":
             result = run_program_model(program, args.max_instructions)
         else:
-            try:
-                from sim.backends import run_program_rtl   # the RTL core
-            except ImportError:
-                print("sim.exec: the 'rtl' engine is not available yet; use --engine model",
-                      file=sys.stderr)
-                return 2
-            result = run_program_rtl(program, args.max_instructions)
+            from hdl.config import preset
+            from sim.core_pysim import run_program_rtl
+            result = run_program_rtl(program, preset(args.config).core, args.max_instructions)
     if args.json:
         print(json.dumps(result))
     else:

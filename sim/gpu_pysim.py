@@ -6,7 +6,7 @@ configuration rows, band table with output bases, counts; CTRL start; poll STATU
 counters and the output memory. Slow (a few hundred to a few thousand cycles per second): for
 tiny scenes, tests and VCD debugging.
 
-    omem, stats = render_gpu_pysim(scene, default_rom(), cores=2)
+    output, stats = render_gpu_pysim(scene, default_rom(), preset("default", cores=2))
 """
 
 import time
@@ -24,14 +24,18 @@ class GpuRenderError(Exception):
     pass
 
 
-def gpu_for_scene(scene, rom, cores=1, **params):
-    """A Gpu whose memories are just big enough for ``scene`` (small = faster to simulate)."""
-    sizes = {"max_triangles": max(1, len(scene.triangles)),
-             "tmem_words": max(1, len(scene.texture)),
-             "omem_words": 3 * scene.width * scene.height,
-             "max_bands": max(1, len(scene.bands))}
-    sizes.update(params)
-    return Gpu(rom, cores=cores, **sizes)
+def gpu_for_scene(scene, rom, config):
+    """The Gpu of ``config`` (a ``hdl.config.GpuConfig``) with memories just big enough for
+    ``scene`` (small = faster to simulate), unless its memories are fixed (a board's: the scene
+    must fit them)."""
+    if config.fixed_memories:
+        return Gpu(rom, config.fitted(scene))
+    return Gpu(rom, config.replace(max_triangles=max(1, len(scene.triangles)),
+                                   tmem_words=max(1, len(scene.texture)),
+                                   omem_words=3 * scene.width * scene.height,
+                                   max_bands=max(1, len(scene.bands)),
+                                   user_words=max(1, len(scene.user_code or ()),
+                                                  config.core.user_words)))
 
 
 class HostDriver:
@@ -130,15 +134,17 @@ class PysimPort:
                 raise FrameError(f"frame not done after {cycles} cycles")
 
 
-def render_gpu_pysim(scene, rom, cores=1, vcd=None, progress=None, max_cycles=None,
-                     gpu_params=None, poll_every=64):
-    """Render ``scene`` on a ``cores``-core Gpu; return (output words, stats).
+def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=None,
+                     poll_every=64):
+    """Render ``scene`` on the Gpu of ``config`` (``gpu_for_scene``); return (the output memory:
+    words, or converted pixels with the 8-bit output store; stats).
 
     stats: cycles (the GPU's frame counter), wall_s, cores, instructions, io_wait_cycles,
     stall_cycles, pixels. A core error raises GpuRenderError with ERROR_INFO decoded.
     ``progress(pixels, cycles)`` is called at each STATUS poll.
     """
-    gpu = gpu_for_scene(scene, rom, cores, **(gpu_params or {}))
+    gpu = gpu_for_scene(scene, rom, config)
+    cores = config.cores
     result = {}
 
     async def host(ctx):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
-    "ImageError", "word_to_u8", "words_to_rgb", "write_ppm", "read_ppm", "write_png", "read_png",
+    "ImageError", "word_to_u8", "words_to_rgb", "pixels_to_rgb", "output_to_rgb", "write_ppm", "read_ppm", "write_png", "read_png",
     "write_image", "compare_images", "hit_mask", "PPM_GENERATOR",
 ]
 
@@ -35,6 +35,20 @@ def words_to_rgb(words, width, height):
         raise ImageError(f"{len(words)} output words for a {width}x{height} image, need {need}")
     w = np.asarray(words[:need], dtype=np.uint64) & np.uint64(0xFFFF_FFFF)
     return np.minimum(w >> np.uint64(9), 255).astype(np.uint8).reshape(height, width, 3)
+
+
+def pixels_to_rgb(pixels, width, height):
+    """Converted pixels (``word_to_u8`` of each output word, as the GPU's 8-bit output store
+    keeps them) as a (height, width, 3) uint8 array in file order."""
+    need = width * height * 3
+    if len(pixels) < need:
+        raise ImageError(f"{len(pixels)} output pixels for a {width}x{height} image, need {need}")
+    return np.asarray(pixels[:need], dtype=np.uint8).reshape(height, width, 3)
+
+
+def output_to_rgb(output, width, height, pixels=False):
+    """What a GPU's output memory holds as an image: words, or (``pixels``) converted pixels."""
+    return (pixels_to_rgb if pixels else words_to_rgb)(output, width, height)
 
 
 def _check_rgb(rgb):

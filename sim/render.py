@@ -10,6 +10,7 @@ import json
 import sys
 import time
 
+from hdl.config import PRESET_NAMES
 from sim.errors import cli_errors
 from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
 
@@ -17,16 +18,23 @@ from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
 RTL_BACKENDS = ("fast", "verilator", "cxxrtl", "pysim")
 
 
-def render(scene, engine="model", cores=1, jobs=None, backend="fast", vcd=None, progress=None):
-    """Render ``scene``; return (output words, stats dict)."""
+def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=None,
+           progress=None):
+    """Render ``scene`` on ``config``'s GPU (a ``hdl.config.GpuConfig``, default the
+    ``default`` preset; the model shares the bands out over as many cores); return (the output
+    memory, stats). The output is words, or with ``stats["output"] == "pixels"`` the
+    converted pixels of a GPU with an 8-bit output store."""
     from firmware.rom import default_rom
+    from hdl.config import preset
+    config = config or preset("default")
     start = time.monotonic()
     if engine == "model":
         from sim.sequencer import render_model
-        omem, bands, routines = render_model(scene, default_rom(), cores=cores, jobs=jobs)
+        omem, bands, routines = render_model(scene, default_rom(), cores=config.cores, jobs=jobs)
         stats = {
             "engine": engine,
-            "cores": cores,
+            "output": "words",
+            "cores": config.cores,
             "instructions": sum(b.instructions for b in bands),
             "cycles": None,
             "pixels": sum(b.pixels for b in bands),
@@ -35,14 +43,15 @@ def render(scene, engine="model", cores=1, jobs=None, backend="fast", vcd=None, 
     elif engine == "rtl":
         if backend == "pysim":
             from sim.gpu_pysim import render_gpu_pysim
-            omem, stats = render_gpu_pysim(scene, default_rom(), cores=cores, vcd=vcd,
+            omem, stats = render_gpu_pysim(scene, default_rom(), config, vcd=vcd,
                                            progress=progress)
         else:
             from sim.fast import render_gpu_fast
             kwargs = {} if backend == "fast" else {"backend": backend}
-            omem, stats = render_gpu_fast(scene, default_rom(), cores=cores, progress=progress,
+            omem, stats = render_gpu_fast(scene, default_rom(), config, progress=progress,
                                           **kwargs)
-        stats = {"engine": engine, "backend": backend, **stats}
+        stats = {"engine": engine, "backend": backend,
+                 "output": "pixels" if config.narrow_stores else "words", **stats}
     else:
         raise ValueError(f"unknown engine '{engine}' (model or rtl)")
     stats["wall_s"] = round(time.monotonic() - start, 3)
@@ -111,7 +120,10 @@ def main(argv=None):
                         help="rtl only: fast (default: compiled simulation), verilator, cxxrtl, "
                              "or pysim (Amaranth's simulator: small scenes, --vcd)")
     parser.add_argument("--out", required=True, help="output image, .ppm or .png")
-    parser.add_argument("--cores", type=int, default=1, help="number of cores (bands are shared out)")
+    parser.add_argument("--config", default="default", choices=PRESET_NAMES,
+                        help="the GPU's configuration preset (hdl/config.py; default 'default')")
+    parser.add_argument("--cores", type=int, default=None,
+                        help="number of cores, bands shared out (default: the preset's)")
     parser.add_argument("--jobs", type=int, default=None,
                         help="model only: host processes (default: all CPUs)")
     parser.add_argument("--stats", help="write render statistics as JSON to this file")
@@ -119,20 +131,22 @@ def main(argv=None):
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     with cli_errors("sim.render"):
-        if args.cores < 1:
+        if args.cores is not None and args.cores < 1:
             raise SystemExit("sim.render: --cores must be at least 1")
+        from hdl.config import preset
+        config = preset(args.config, **({"cores": args.cores} if args.cores else {}))
         if args.backend not in RTL_BACKENDS:
             raise SystemExit(f"sim.render: unknown backend '{args.backend}' "
                              f"(one of {', '.join(RTL_BACKENDS)})")
         if args.vcd and not (args.engine == "rtl" and args.backend == "pysim"):
             raise SystemExit("sim.render: --vcd needs --engine rtl --backend pysim")
-        from sim.image import words_to_rgb, write_image
+        from sim.image import output_to_rgb, write_image
         scene = load_any_scene(args.scene)
         progress = None
         if args.engine == "rtl" and not args.quiet:
             progress = ProgressBar(scene.width * scene.height)
         try:
-            omem, stats = render(scene, args.engine, args.cores, args.jobs, args.backend,
+            omem, stats = render(scene, args.engine, config, args.jobs, args.backend,
                                  args.vcd, progress)
         except ImportError as e:
             raise SystemExit(f"sim.render: the rtl engine's {args.backend} backend is not "
@@ -140,7 +154,8 @@ def main(argv=None):
         finally:
             if progress:
                 progress.close()
-        write_image(args.out, words_to_rgb(omem, scene.width, scene.height))
+        write_image(args.out, output_to_rgb(omem, scene.width, scene.height,
+                                            pixels=stats["output"] == "pixels"))
         cycles = f", {stats['cycles']:,} cycles" if stats.get("cycles") else ""
         print(f"{args.out}: {scene.width}x{scene.height}, {stats['pixels']} pixels, "
               f"{stats['instructions']:,} instructions{cycles}, {stats['wall_s']} s",

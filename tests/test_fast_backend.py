@@ -3,7 +3,7 @@
 * random programs (sim/random_program.py) on ``hdl.core.Core``, one model for the batch: the
   output memory, RETURN value and all seven performance counters must be identical to the
   pysim run of the same sequence, i.e. cycle-exact (texture reads and output writes are served
-  inside the C++ loop with the same timing as ``sim.backends.serve_memories``);
+  inside the C++ loop with the same timing as ``sim.core_pysim.serve_memories``);
 * the host-bus helpers (write, pipelined read with wait states, polling) on a small
   memory-mapped test component, on both backends;
 * once hdl/gpu/gpu.py exists: a tiny frame on the GPU through its host bus equals the model's.
@@ -26,9 +26,10 @@ from amaranth.sim import Simulator
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
+from hdl.config import preset
 from hdl.core.core import Core
 from hdl.isa import USER_CODE_START
-from sim.backends import MemoryModel, load_code, serve_memories
+from sim.core_pysim import MemoryModel, load_code, serve_memories
 from sim.random_program import random_program
 from sim.fast import check_tools, Design, FastSim
 
@@ -45,13 +46,16 @@ def need(backend):
         pytest.skip(f"{backend} backend unavailable: {problem}")
 
 
+CORE = preset("full").core
+
+
 def make_core():
-    return Core(default_rom(), tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
+    return Core(default_rom(), CORE, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
 
 
 def core_design():
     """The same Core as a Design: its cached build is found without elaboration."""
-    return Design(Core, default_rom(), tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
+    return Design(Core, default_rom(), CORE, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
 
 
 def texture():
@@ -185,11 +189,14 @@ def test_design_key_inputs():
     need("verilator")
     base = design_key(core_design())
     assert base == design_key(core_design())
-    assert base != design_key(Design(Core, default_rom(), tmem_words=TMEM_WORDS * 2,
+    assert base != design_key(Design(Core, default_rom(), CORE, tmem_words=TMEM_WORDS * 2,
                                      omem_words=OMEM_WORDS))
+    assert base != design_key(Design(Core, default_rom(), preset("ulx3s").core,
+                                     tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS))
     rom = default_rom()
     rom[-1] ^= 1
-    assert base != design_key(Design(Core, rom, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS))
+    assert base != design_key(Design(Core, rom, CORE, tmem_words=TMEM_WORDS,
+                                     omem_words=OMEM_WORDS))
     assert design_key(Design(Core, lambda: 0)) is None
     sources = _source_closure("hdl.core.core")
     assert {"hdl/core/core.py", "hdl/isa.py", "hdl/__init__.py"} <= set(sources)
@@ -261,7 +268,7 @@ def test_tiny_frame_matches_model():
     from sim.sequencer import render_model
     scene = demo_scene(size=8, bands=2, texture_size=16)
     expected, bands, _ = render_model(scene, default_rom(), cores=1, jobs=1)
-    omem, stats = render_gpu_fast(scene, default_rom(), cores=1)
+    omem, stats = render_gpu_fast(scene, default_rom(), preset("default"))
     assert omem == expected
     assert stats["pixels"] == scene.width * scene.height
     assert stats["instructions"] == sum(b.instructions for b in bands)

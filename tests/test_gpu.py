@@ -14,6 +14,7 @@ from amaranth.sim import Simulator
 from firmware.asm import assemble
 from firmware.rom import default_rom
 from hdl.core.core import CoreError
+from hdl.config import preset
 from hdl.gpu.gpu import Gpu
 from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_BUSY, STATUS_DONE,
                           STATUS_ERROR)
@@ -57,8 +58,9 @@ async def load_and_start(bus, scene):
 def test_frame_matches_model(rom, cores, slotted_ports):
     scene = tiny_scene()
     expected, results, _ = render_model(scene, rom, cores=1, jobs=1)
-    omem, stats = render_gpu_pysim(scene, rom, cores=cores, max_cycles=50_000,
-                                   gpu_params={"slotted_ports": slotted_ports})
+    omem, stats = render_gpu_pysim(scene, rom, preset("default", cores=cores,
+                                                      slotted_ports=slotted_ports),
+                                   max_cycles=50_000)
     assert omem == expected
     assert stats["pixels"] == scene.pixel_count == 16
     assert stats["instructions"] == sum(r.instructions for r in results)
@@ -84,7 +86,7 @@ def test_core_error_is_reported_and_the_next_frame_runs(rom):
     assert program.words[USER_CODE_START - 0x8000 + 1] == 0xFFFF_0000_0000_0000
     scene = dataclasses.replace(tiny_scene(size=2, bands=2, triangles=1),
                                 user_code=program.words)
-    dut = gpu_for_scene(scene, rom, cores=2)
+    dut = gpu_for_scene(scene, rom, preset("default", cores=2))
     seen = {}
 
     async def host(ctx):
@@ -128,7 +130,7 @@ def _write_during_a_frame(rom, write, read_back):
     ``read_back(ctx, bus)`` after the frame."""
     scene = tiny_scene(size=2, bands=2, triangles=2)
     expected, _, _ = render_model(scene, rom, cores=1, jobs=1)
-    dut = gpu_for_scene(scene, rom, cores=2)
+    dut = gpu_for_scene(scene, rom, preset("default", cores=2))
     seen = {}
 
     async def host(ctx):
@@ -183,7 +185,7 @@ def test_done_comes_after_the_frames_last_output_write_landed(rom):
     cores ending their bands together queue their last writes at the output arbiter."""
     scene = tiny_scene(size=4, bands=4, triangles=1)
     expected, _, _ = render_model(scene, rom, cores=1, jobs=1)
-    dut = gpu_for_scene(scene, rom, cores=4)
+    dut = gpu_for_scene(scene, rom, preset("default", cores=4))
     seen = {}
 
     async def host(ctx):
@@ -200,7 +202,8 @@ def test_done_comes_after_the_frames_last_output_write_landed(rom):
 
 
 def test_host_registers_and_memories(rom):
-    dut = Gpu(rom, cores=2, max_triangles=2, tmem_words=16, omem_words=12, max_bands=3)
+    dut = Gpu(rom, preset("default", cores=2, max_triangles=2, tmem_words=16, omem_words=12,
+                          max_bands=3))
     seen = {}
 
     async def host(ctx):
@@ -252,7 +255,8 @@ def test_host_registers_and_memories(rom):
 def test_top_level_exports(rom):
     """Plain signal ports only (no constant stream readies) and no combinational loop, so
     verilog.convert / the fast-simulation backends can build the top."""
-    gpu = Gpu(rom, cores=1, max_triangles=2, tmem_words=16, omem_words=12, max_bands=2)
+    gpu = Gpu(rom, preset("default", cores=1, max_triangles=2, tmem_words=16, omem_words=12,
+                          max_bands=2))
     for path, _, value in gpu.signature.flatten(gpu):
         assert isinstance(value, Signal), f"port {'.'.join(map(str, path))} is {value!r}"
     text = rtlil.convert(gpu, name="theia_gpu")

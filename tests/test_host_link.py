@@ -16,7 +16,7 @@ from amaranth.sim import Simulator
 
 from boards.host import HostLinkClient, LinkError, render_on_board
 from boards.host_link import NAK
-from boards.limits import BoardLimits, SceneDoesNotFit, check_scene_fits
+from hdl.config import SceneDoesNotFit, preset
 from boards.sim_uart import SimulatedSerial
 from boards.ulx3s import BoardLogic
 from hdl.gpu.host_bus import HostBus, Region, host_address
@@ -189,15 +189,16 @@ def test_load_runs_hold_exactly_the_documented_writes():
 
 def test_scenes_the_board_cannot_hold_are_refused():
     scene = _tiny_scene()
-    check_scene_fits(scene, BoardLimits())
+    board = preset("ulx3s")
+    board.check_fits(scene)
     scene.texture[4] |= 0x100                        # not an 8-bit colour << 9
     with pytest.raises(SceneDoesNotFit, match="word 4 .*multiple of 0x200"):
-        check_scene_fits(scene, BoardLimits())
+        board.check_fits(scene)
     scene = _tiny_scene()
     with pytest.raises(SceneDoesNotFit, match="triangles"):
-        check_scene_fits(scene, BoardLimits(max_triangles=len(scene.triangles) - 1))
+        board.replace(max_triangles=len(scene.triangles) - 1).check_fits(scene)
     with pytest.raises(SceneDoesNotFit, match="output words"):
-        check_scene_fits(scene, BoardLimits(omem_words=3 * scene.pixel_count - 1))
+        board.replace(omem_words=3 * scene.pixel_count - 1).check_fits(scene)
 
     class Untouchable:
         def write(self, data):
@@ -206,20 +207,20 @@ def test_scenes_the_board_cannot_hold_are_refused():
         read = write
 
     with pytest.raises(SceneDoesNotFit):
-        render_on_board(HostLinkClient(Untouchable()), scene, BoardLimits(max_bands=0))
+        render_on_board(HostLinkClient(Untouchable()), scene,
+                        board.replace(omem_words=3 * scene.pixel_count - 1))
 
 
 def test_reference_scenes_fit_the_ulx3s_build():
     from pathlib import Path
     from sim.scene import load_scene
-    from boards.limits import ULX3S_85F_LIMITS
     root = Path(__file__).resolve().parents[2] / "shared" / "scenes" / "theia-2010"
     if not root.is_dir():
         root = Path("/work/shared/scenes/theia-2010")
     if not root.is_dir():
         pytest.skip("reference scenes not found")
     for name in ("example1", "example3", "shaders"):
-        check_scene_fits(load_scene(root / name), ULX3S_85F_LIMITS)
+        preset("ulx3s").check_fits(load_scene(root / name))
 
 
 # --- the host tool's command line: scene loading and the board's limits (no board) ----------
@@ -262,17 +263,16 @@ def test_host_tool_renders_a_tiny_scene_on_the_gpu_like_the_model():
     from firmware.rom import default_rom
     from sim.image import words_to_rgb
     from sim.sequencer import render_model
-    from boards.ulx3s import make_gpu
+    from hdl.gpu.gpu import Gpu
 
     scene = _tiny_scene()
-    limits = BoardLimits(max_triangles=max(1, len(scene.triangles)),
-                         tmem_words=len(scene.texture), omem_words=3 * scene.pixel_count,
-                         max_bands=len(scene.bands),
-                         user_words=max(16, len(scene.user_code or [])))
-    gpu = make_gpu(1, limits)
+    config = preset("ulx3s", cores=1, max_triangles=max(1, len(scene.triangles)),
+                    tmem_words=len(scene.texture), omem_words=3 * scene.pixel_count,
+                    max_bands=len(scene.bands), user_words=max(16, len(scene.user_code or [])))
+    gpu = Gpu(default_rom(), config)
 
     rgb, info = _run(gpu, lambda serial: render_on_board(
-        HostLinkClient(serial), scene, limits, poll_interval=0.2, timeout=1800),
+        HostLinkClient(serial), scene, config, poll_interval=0.2, timeout=1800),
         timeout_cycles=1 << 16)
     omem, _, _ = render_model(scene, default_rom(), cores=1, jobs=1)
     expected = words_to_rgb(omem, scene.width, scene.height)

@@ -2,7 +2,7 @@
 
 from firmware.rom import default_rom
 from sim.demo_scene import demo_scene
-from sim.rtl_pysim import render_rtl_pysim
+from sim.shader_core_pysim import render_rtl_pysim
 from sim.sequencer import render_model
 
 

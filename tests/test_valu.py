@@ -1,17 +1,21 @@
 """The vector ALU against sim.semantics.alu_result: every ALU-kind opcode streamed one per cycle,
 a mixed stream scheduled like the core schedules it (writeback slots), and the collision flag."""
 
+import dataclasses
 import random
 
 import pytest
 from amaranth.sim import Simulator
 
 from hdl.isa import MASK32, OPS, SWIZZLES, Kind, Op
-from hdl.alu.valu import ALU_OPS, CLASS_OF, MULTIPLIER_OPS, LatencyClass, VectorALU
+from hdl.alu.valu import ALU_OPS, CLASS_OF, MULTIPLIER_OPS, LatencyClass
+from hdl.config import DividerSharing, preset
+from sim.alu_harness import AluUnderTest
 from sim.semantics import alu_result
 from tests.test_multiplier import EDGES, random_word
 
 TAG_WIDTH = 16
+FULL = preset("full").core
 OPS_PER_OPCODE = 2000
 
 
@@ -124,7 +128,7 @@ def unit_cycles(dut, unit, operation):
     """Cycles ``operation`` keeps the next user of ``unit`` out."""
     op, a, b = operation[:3]
     if unit == "divider":
-        return dut.divider_cycles(a, b)
+        return 1                            # (three lane dividers)
     return dut.mag_cycles() if unit == "square root" else dut.multiplier_cycles(op)
 
 
@@ -162,9 +166,8 @@ def check_latencies(dut):
 @pytest.mark.slow
 def test_every_opcode_streamed_back_to_back():
     """OPS_PER_OPCODE operations of every ALU-kind opcode, one per cycle (throughput 1/cycle).
-    With idle-unit operand isolation (2x faster to simulate); the other tests and the bench run
-    the default configuration."""
-    dut = VectorALU(TAG_WIDTH, isolate_idle_units=True)
+    Every unit at full throughput (the ``full`` preset's ALU)."""
+    dut = AluUnderTest(FULL, TAG_WIDTH)
     issues, cycles = opcode_streams(random.Random(11), ALU_OPS, OPS_PER_OPCODE, dut)
     checked, mismatches = run_schedule(dut, issues, cycles)
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
@@ -195,16 +198,16 @@ def schedule(dut, operations):
     return issues, cycle + dut.max_latency + 1, unit_waits
 
 
-@pytest.mark.parametrize("dividers, serial_sqrt, cross_passes, simple_latency",
-                         [(3, False, 1, 1), (1, True, 2, 2)])
-def test_mixed_stream_with_reserved_writeback_slots(dividers, serial_sqrt, cross_passes,
-                                                    simple_latency):
+@pytest.mark.parametrize("serial_sqrt, cross_passes, simple_latency",
+                         [(False, 1, 1), (True, 2, 2)])
+def test_mixed_stream_with_reserved_writeback_slots(serial_sqrt, cross_passes, simple_latency):
     """Random opcodes, all classes interleaved, issued through writeback-slot reservation
     (and, with one shared divider, the serial square root and two-pass CROSS, DIVs, MAGs and
     multiplier operations held back while ``div_ready`` / ``mag_ready`` / ``mul_ready`` is
     low; SIMPLE results two cycles after their operations)."""
-    dut = VectorALU(TAG_WIDTH, dividers=dividers, serial_sqrt=serial_sqrt,
-                    cross_passes=cross_passes, simple_latency=simple_latency)
+    config = dataclasses.replace(FULL, serial_sqrt=serial_sqrt, cross_passes=cross_passes,
+                                 simple_latency=simple_latency)
+    dut = AluUnderTest(config, TAG_WIDTH)
     assert dut.latency(Op.ADD) == simple_latency
     rng = random.Random(12)
     operations = [random_operation(rng, rng.choice(ALU_OPS)) for _ in range(3000)]
@@ -260,7 +263,7 @@ def directed_operations():
 
 
 def test_directed_corner_cases():
-    dut = VectorALU(TAG_WIDTH)
+    dut = AluUnderTest(FULL, TAG_WIDTH)
     check_latencies(dut)
     cases = directed_operations()
     for operation, expected in cases:
@@ -271,25 +274,51 @@ def test_directed_corner_cases():
     assert len(checked) == len(cases)
 
 
-def test_shared_divider_streams():
-    """One divider for the three lanes: uniform DIVs one per cycle, the others every third
-    cycle, each result 28 cycles after issue; mixed with the other classes by the scheduler."""
-    dut = VectorALU(TAG_WIDTH, dividers=1)
-    assert dut.latency(Op.DIV) == 28
-    assert dut.divider_cycles((1, 1, 1), (2, 2, 2)) == 1
-    assert dut.divider_cycles((1, 1, 1), (2, 2, 3)) == 3
-    assert dut.divider_cycles((1, 0, 1), (2, 2, 2)) == 3
+def test_divider_shared_by_two_cores_streams():
+    """The ``default`` preset's ALU sends its DIVs to a divider it shares with another core
+    (idle here): a DIV may go in the ALU's slot (every second cycle) unless lanes y and z of a
+    DIV of non-uniform operands still take it; each quotient comes 32 cycles after its DIV."""
+    dut = AluUnderTest(preset("default").core)
+    assert dut.latency(Op.DIV) == 32
     rng = random.Random(13)
-    issues, cycles = opcode_streams(rng, [Op.DIV], 300, dut)
-    checked, mismatches = run_schedule(dut, issues, cycles)
-    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
-    assert checked.count(Op.DIV) == 300
-    with pytest.raises(ValueError, match="dividers must be 0, 1 or 3"):
-        VectorALU(TAG_WIDTH, dividers=2)
+    operations = [random_operation(rng, Op.DIV) for _ in range(300)]
+    issued, results, readies = [], [], []
+
+    async def testbench(ctx):
+        ctx.set(dut.i_op, Op.DIV)
+        cycle = 0
+        while len(issued) < len(operations) or cycle <= issued[-1] + dut.max_latency:
+            ready = ctx.get(dut.div_ready)
+            readies.append(ready)
+            go = len(issued) < len(operations) and ready and rng.random() < 0.9
+            ctx.set(dut.i_valid, go)
+            if go:
+                _, a, b, imm, pc = operations[len(issued)]
+                ctx.set(dut.i_a.as_value(), pack(a))
+                ctx.set(dut.i_b.as_value(), pack(b))
+                issued.append(cycle)
+            await ctx.tick()
+            if ctx.get(dut.o_valid):
+                results.append((cycle, unpack(ctx.get(dut.o_result.as_value()))))
+            cycle += 1
+        assert not ctx.get(dut.collision)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(testbench)
+    sim.run()
+    want = [(at + dut.latency(Op.DIV) - 1, alu_result(*operation))
+            for at, operation in zip(issued, operations)]
+    assert results == want
+    three_pass = {at for at, (_, a, b, _, _) in zip(issued, operations)
+                  if len(set(a)) > 1 or len(set(b)) > 1}
+    assert any(three_pass)
+    assert readies == [int(cycle % 2 == 0 and cycle - 2 not in three_pass
+                           and cycle - 4 not in three_pass) for cycle in range(len(readies))]
 
 
 def test_collision_flag_is_sticky():
-    dut = VectorALU(TAG_WIDTH)
+    dut = AluUnderTest(FULL, TAG_WIDTH)
     first, second = Op.DIV, Op.ADD
     gap = dut.latency(first) - dut.latency(second)
     seen = []

@@ -34,12 +34,18 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.alu.divider import Divider, divider_latency
 from hdl.isa import VectorLayout
-from hdl.alu.serial_divider import uniform_operands
 
-__all__ = ["SharedDivider", "divider_link", "shared_divider_latency", "DIVIDER_SLOTS"]
+__all__ = ["SharedDivider", "divider_link", "shared_divider_latency", "uniform_operands",
+           "DIVIDER_SLOTS"]
 
 #: slots of the GPU's shared dividers: two cores share one
 DIVIDER_SLOTS = 2
+
+
+def uniform_operands(a, b):
+    """A DIV of operand lanes ``a``, ``b`` ((x, y, z): integers or Amaranth values) is one
+    pass: a.x = a.y = a.z and b.x = b.y = b.z."""
+    return (a[0] == a[1]) & (a[0] == a[2]) & (b[0] == b[1]) & (b[0] == b[2])
 
 
 def shared_divider_latency(bits_per_stage, slots=DIVIDER_SLOTS):

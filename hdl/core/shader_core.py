@@ -23,8 +23,8 @@ __all__ = ["ShaderCore"]
 
 
 class ShaderCore(wiring.Component):
-    def __init__(self, rom, **core_params):
-        self.core = Core(rom, **core_params)
+    def __init__(self, rom, config, *, tmem_words, omem_words):
+        self.core = Core(rom, config, tmem_words=tmem_words, omem_words=omem_words)
         self.control = ControlUnit()
         core_sig = self.core.signature.members
         members = {name: core_sig[name] for name in (

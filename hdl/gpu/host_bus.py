@@ -8,14 +8,14 @@ re-exported here for the RTL.
 """
 
 from amaranth import Module
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.gpu.host_protocol import (Region, REGION_BASE, SMALL_REGION_BITS, LARGE_REGION_BITS, Reg,
                                    host_address, CTRL_START, STATUS_BUSY, STATUS_DONE,
                                    STATUS_ERROR)
 
-__all__ = ["HostBus", "Region", "REGION_BASE", "Reg", "AddressDecoder", "host_address",
+__all__ = ["HostBus", "HostRequest", "Region", "REGION_BASE", "Reg", "AddressDecoder", "host_address",
            "STATUS_BUSY", "STATUS_DONE", "STATUS_ERROR", "CTRL_START"]
 
 
@@ -25,6 +25,13 @@ class HostBus(wiring.Signature):
             "valid": Out(1), "write": Out(1), "addr": Out(32), "wdata": Out(32),
             "ready": In(1), "rvalid": In(1), "rdata": In(32),
         })
+
+
+class HostRequest(data.Struct):
+    """A host bus request without its handshake (for a register slice on the way)."""
+    write: 1
+    addr: 32
+    wdata: 32
 
 
 class AddressDecoder(wiring.Component):

@@ -1,8 +1,8 @@
-"""8-bit texture and output stores: ``Gpu(narrow_stores=True)`` (the ULX3S top; block RAMs).
+"""8-bit texture and output stores: ``GpuConfig.narrow_stores`` (the ULX3S top; block RAMs).
 
 A texture word is always an 8-bit colour << 9 (theia-system.md §1), so ``TextureStore`` keeps
 bits 16:9 and reads back ``byte << 9``: exact for every scene the host tool accepts
-(boards/limits.py refuses the others). ``PixelStore`` keeps min(255, w >> 9) of each output
+(``GpuConfig.check_fits`` refuses the others). ``PixelStore`` keeps min(255, w >> 9) of each output
 word (sim.image.word_to_u8) and reads it back zero-extended: the host receives converted
 pixels, not raw output words.
 
@@ -20,11 +20,11 @@ address register fanning out to every bank, does not fit a 75 MHz cycle.
 from amaranth import Elaboratable, Module, Signal, Cat, Const, Mux, unsigned
 from amaranth.lib.memory import Memory
 
+from hdl.config import TEXTURE_SHIFT
 from hdl.lib.synthesis import REGISTER_COPY, READ_COLLISION_UNDEFINED
 
 __all__ = ["TextureStore", "PixelStore", "BANK_WORDS"]
 
-_SHIFT = 9
 #: words of one bank: eight ECP5 DP16KD in their 16384 x 1 shape, one per bit, so a bank needs
 #: no multiplexer of its own (Yosys maps a deeper 8-bit memory the same way, then picks among
 #: groups of eight; in 2048 x 9 the multiplexers took 2.4k LUTs for the texture store)
@@ -128,17 +128,17 @@ class _NarrowMemory(Elaboratable):
 class TextureStore(_NarrowMemory):
     @staticmethod
     def narrow(word):
-        return word[_SHIFT:_SHIFT + 8]
+        return word[TEXTURE_SHIFT:TEXTURE_SHIFT + 8]
 
     @staticmethod
     def widen(byte):
-        return Cat(Const(0, _SHIFT), byte)
+        return Cat(Const(0, TEXTURE_SHIFT), byte)
 
 
 class PixelStore(_NarrowMemory):
     @staticmethod
     def narrow(word):
-        return Mux(word[_SHIFT + 8:] != 0, 0xFF, word[_SHIFT:_SHIFT + 8])
+        return Mux(word[TEXTURE_SHIFT + 8:] != 0, 0xFF, word[TEXTURE_SHIFT:TEXTURE_SHIFT + 8])
 
     @staticmethod
     def widen(byte):

@@ -30,6 +30,7 @@ full width; the driver can unpack them with the layout recorded here.
 """
 
 import ast
+import dataclasses
 import enum
 import functools
 import hashlib
@@ -137,12 +138,16 @@ def _qualified_name(obj):
 
 
 def _canonical(value):
-    """A text that identifies ``value`` (plain data, numpy arrays, enums, classes); TypeError
+    """A text that identifies ``value`` (plain data, numpy arrays, enums, dataclasses, classes);
+    TypeError
     for anything else (e.g. a lambda, whose behaviour its text does not capture)."""
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
         return repr(value)
     if isinstance(value, enum.Enum):
         return f"{_qualified_name(type(value))}.{value.name}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return f"{_qualified_name(type(value))}({_canonical(fields)})"
     if isinstance(value, (list, tuple)):
         inner = ",".join(_canonical(v) for v in value)
         return f"[{inner}]" if isinstance(value, list) else f"({inner})"

@@ -212,7 +212,7 @@ class FastSim:
         """Answer the request stream ``req`` (payload = word address) on stream ``resp`` from
         ``words`` (uint32 array; addresses past its end read 0): ``req.ready`` is held high,
         the word is on ``resp`` from the second edge after the request, one per cycle, in order
-        (as sim.backends.serve_memories does). Returns the array the model reads."""
+        (as sim.core_pysim.serve_memories does). Returns the array the model reads."""
         array, ptr = _words(words)
         self._keep.append(array)
         r = self._lib.theia_add_read_server(

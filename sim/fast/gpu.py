@@ -2,10 +2,9 @@
 with the frame sequence every host uses (hdl/gpu/host_protocol.py, docs/host-interface.md): load,
 start, poll, read back.
 
-    omem, stats = render_gpu_fast(scene, default_rom(), cores=4, progress=print)
+    output, stats = render_gpu_fast(scene, default_rom(), preset("default", cores=4))
 """
 
-import inspect
 import time
 
 from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
@@ -13,29 +12,17 @@ from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameErro
 from sim.fast.build import Design
 from sim.fast.driver import FastSim, FastSimError
 
-__all__ = ["render_gpu_fast", "make_gpu", "gpu_design"]
+__all__ = ["render_gpu_fast", "gpu_design"]
 
 
-def make_gpu(rom, cores, scene=None, **params):
-    """A ``hdl.gpu.Gpu``; memory sizes the scene needs are passed when the constructor takes
-    them (``tmem_words``, ``omem_words``) and they are not given."""
-    return gpu_design(rom, cores, scene, **params).make()
-
-
-def gpu_design(rom, cores, scene=None, **params):
-    """``make_gpu``'s GPU as a ``sim.fast.build.Design``: cached builds are found by its
-    constructor arguments and the RTL sources, without elaborating it."""
+def gpu_design(rom, config, scene=None):
+    """The Gpu of ``config`` (a ``hdl.config.GpuConfig``, fitted to ``scene`` when given) as a
+    ``sim.fast.build.Design``: cached builds are found by its constructor arguments and the
+    RTL sources, without elaborating it."""
     from hdl.gpu.gpu import Gpu
-    accepted = inspect.signature(Gpu).parameters
     if scene is not None:
-        needs = {"tmem_words": max(len(scene.texture), 1),
-                 "omem_words": 3 * scene.width * scene.height}
-        for name, words in needs.items():
-            if name in accepted and name not in params:
-                default = accepted[name].default
-                if default is inspect.Parameter.empty or default < words:
-                    params[name] = words
-    return Design(Gpu, [int(w) for w in rom], cores=cores, **params)
+        config = config.fitted(scene)
+    return Design(Gpu, [int(w) for w in rom], config)
 
 
 class _BusHost:
@@ -78,11 +65,13 @@ class _BusHost:
                 raise FrameError(f"frame not done after {total} cycles")
 
 
-def render_gpu_fast(scene, rom, cores=1, backend=None, progress=None, chunk_cycles=100_000,
-                    max_cycles=2_000_000_000, gpu_params=None, sim=None, log=None):
-    """Render ``scene`` on a ``cores``-core GPU in the fast simulator; return
-    (output words as a list, stats). ``progress(pixels_done, cycles)`` is called after every
-    ``chunk_cycles``. ``sim``: an existing FastSim of a Gpu (idle) to reuse instead of building.
+def render_gpu_fast(scene, rom, config, backend=None, progress=None, chunk_cycles=100_000,
+                    max_cycles=2_000_000_000, sim=None, log=None):
+    """Render ``scene`` on the GPU of ``config`` (a ``hdl.config.GpuConfig``) in the fast
+    simulator; return (the output memory as a list: words, or converted pixels with the 8-bit
+    output store; stats). ``progress(pixels_done, cycles)`` is called after every
+    ``chunk_cycles``. ``sim``: an existing FastSim of such a Gpu (idle) to reuse instead of
+    building.
 
     stats: cycles (the GPU's frame counter), wall_s (load + run + read back), run_s, cores,
     instructions, io_wait_cycles, stall_cycles, pixels, bus_cycles (loading and reading
@@ -91,21 +80,20 @@ def render_gpu_fast(scene, rom, cores=1, backend=None, progress=None, chunk_cycl
     """
     prepare_start = time.monotonic()
     if sim is None:
-        sim = FastSim(gpu_design(rom, cores, scene, **(gpu_params or {})), backend=backend,
-                      log=log)
+        sim = FastSim(gpu_design(rom, config, scene), backend=backend, log=log)
     prepare_s = time.monotonic() - prepare_start
     start = time.monotonic()
     sim.attach_bus()
     host = _BusHost(sim, progress, chunk_cycles, max_cycles)
     try:
-        frame = render_frame_blocking(host, scene, cores=cores)
+        frame = render_frame_blocking(host, scene, cores=config.cores)
     except FrameError as e:
         raise FastSimError(f"{scene.name}: {e}") from None
     if progress:
         progress(frame.counters["pixels"], host.frame_cycles)
     stats = {
         "backend": sim.backend,
-        "cores": cores,
+        "cores": config.cores,
         **frame.counters,
         "bus_cycles": int(host.bus_cycles),
         "wall_s": round(time.monotonic() - start, 3),

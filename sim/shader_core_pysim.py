@@ -10,15 +10,19 @@ and output memory.
 import time
 
 from hdl.core.shader_core import ShaderCore
-from sim.backends import MemoryModel, simulate, io_write, settled_counters
+from sim.core_pysim import MemoryModel, simulate, io_write, settled_counters, standalone
 from sim.sequencer import TRIANGLE_ROWS
 
 __all__ = ["render_rtl_pysim"]
 
 
-def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
-    """Render ``scene`` band after band on one RTL shader core; return (omem words, stats)."""
-    dut = ShaderCore(rom, tmem_words=len(scene.texture), omem_words=3 * scene.width * scene.height)
+def render_rtl_pysim(scene, rom, config=None, vcd=None, max_cycles=None, progress=None):
+    """Render ``scene`` band after band on one RTL shader core of ``config`` (a
+    ``hdl.config.CoreConfig``, default the ``default`` preset's); return (omem words, stats)."""
+    from hdl.config import preset
+    dut = standalone(ShaderCore(rom, config or preset("default").core,
+                                tmem_words=len(scene.texture),
+                                omem_words=3 * scene.width * scene.height))
     memories = MemoryModel(scene.texture, omem_words=3 * scene.width * scene.height)
     stats = {}
     triangles = scene.triangles
@@ -58,7 +62,7 @@ def render_rtl_pysim(scene, rom, vcd=None, max_cycles=None, progress=None):
                     await ctx.tick()
                     break
                 if ctx.get(dut.error):
-                    from sim.backends import core_error_message
+                    from sim.core_pysim import core_error_message
                     raise RuntimeError(f"band {band}: core stopped: " + core_error_message(
                         ctx.get(dut.error_code), ctx.get(dut.error_pc)))
                 await ctx.tick()

@@ -1,19 +1,26 @@
-"""Running programs on the RTL core in Amaranth's simulator (``--engine rtl``).
+"""One RTL core in Amaranth's simulator (``sim.exec --engine rtl``, the core's tests, benches).
 
-Helpers that put one ``hdl.core.Core`` in a testbench with a texture memory and an output
-memory modelled in Python (one-cycle latency, always ready), so that tests and ``sim.exec`` can
-load code, run routines and read the registers back.
+Helpers that put one ``hdl.core.Core`` (or a ShaderCore) in a testbench with a texture memory and
+an output memory modelled in Python (one-cycle latency, always ready), so that tests and
+``sim.exec`` can load code, run routines and read the registers back. A core that shares a
+divider with another (``DividerSharing.PAIR``) is simulated with that divider, its other client
+idle, as the GPU pairs cores (``standalone``). The register file and the user RAM are read and
+written through the simulator's backdoor (``read_registers``, ``poke_register``,
+``poke_code``): no cycle, only while the core is idle.
 """
 
 from dataclasses import dataclass
 
+from amaranth import Module
+from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
+from hdl.alu.shared_divider import DIVIDER_SLOTS, SharedDivider
 from hdl.core.core import Core, Counters
 from hdl.gpu.host_protocol import core_error_message
 from hdl.isa import NUM_REGS, USER_CODE_START, BANK_OUTPUT
 
-__all__ = ["run_program_rtl", "wait_settled", "read_registers", "core_error_message",
+__all__ = ["run_program_rtl", "WithDivider", "standalone", "core_under_test", "wait_settled", "read_registers", "core_error_message",
            "MemoryModel", "serve_memories", "poke_register", "poke_code", "load_code",
            "io_write", "flip_swap", "RoutineRun", "run_routine", "simulate", "settled_counters"]
 
@@ -59,13 +66,64 @@ async def serve_memories(ctx, core, memories):
             memories.omem[om_addr] = om_data
 
 
-def run_program_rtl(program, max_instructions=10_000_000, tmem=None, vcd=None, max_cycles=None):
-    """Run an assembled user ``program`` from its first instruction on the RTL core."""
+class WithDivider(wiring.Component):
+    """A Core or ShaderCore that shares a divider (``DividerSharing.PAIR``) with that divider,
+    its other client idle: one component with the wrapped one's ports but ``div``, so it can be
+    simulated on its own (in Amaranth's simulator or the fast one). Other attributes (the
+    register file, the user RAM, the ALU, ``max_latency``) are the wrapped one's, for the
+    backdoor helpers."""
+
+    def __init__(self, component):
+        self.inner = component
+        super().__init__({name: member for name, member in component.signature.members.items()
+                          if name != "div"})
+
+    #: what the backdoor helpers reach through the wrapper
+    _REACHED = ("regfile", "ram", "valu", "max_latency", "config", "core")
+
+    def __getattr__(self, name):
+        if name in self._REACHED:
+            return getattr(self.inner, name)
+        raise AttributeError(name)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.inner = inner = self.inner
+        m.submodules.divider = divider = SharedDivider(DIVIDER_SLOTS)
+        wiring.connect(m, inner.div, divider.client[0])
+        for name, member in self.signature.members.items():
+            outer, inside = getattr(self, name), getattr(inner, name)
+            if not member.is_port:
+                wiring.connect(m, wiring.flipped(outer), inside)
+            elif member.flow == wiring.In:
+                m.d.comb += inside.eq(outer)
+            else:
+                m.d.comb += outer.eq(inside)
+        return m
+
+
+def standalone(component):
+    """``component`` (a Core or ShaderCore) as it can run on its own: with its divider when it
+    shares one."""
+    return WithDivider(component) if "div" in component.signature.members else component
+
+
+def core_under_test(rom, config, *, tmem_words, omem_words):
+    """A Core of ``config`` (a ``hdl.config.CoreConfig``) that runs on its own."""
+    return standalone(Core(rom, config, tmem_words=tmem_words, omem_words=omem_words))
+
+
+def run_program_rtl(program, config=None, max_instructions=10_000_000, tmem=None, vcd=None,
+                    max_cycles=None):
+    """Run an assembled user ``program`` from its first instruction on the RTL core of
+    ``config`` (a ``hdl.config.CoreConfig``, default the ``default`` preset's)."""
     from firmware.rom import default_rom
+    from hdl.config import preset
     from sim.model import DEFAULT_LIMITS
     # the same memories as sim.exec's model run: a zero texture of the default size
     tmem = list(tmem) if tmem else [0] * DEFAULT_LIMITS["tmem_words"]
-    core = Core(default_rom(), tmem_words=len(tmem), omem_words=4096)
+    core = core_under_test(default_rom(), config or preset("default").core,
+                           tmem_words=len(tmem), omem_words=4096)
     memories = MemoryModel(tmem)
     result = {}
     max_cycles = max_cycles or 40 * max_instructions + 1000

@@ -1,0 +1,191 @@
+"""What a GPU is built with: frozen dataclasses, and the named presets every tool takes.
+
+``CoreConfig`` says how a shader core's units trade throughput for logic, ``GpuConfig`` how many
+cores there are, how big the memories are and how the shared stores are built. Three presets:
+
+* ``full``: every unit at full throughput (three dividers per core, the pipelined square root,
+  CROSS on six multipliers, simple ops in one cycle): the fastest core in cycles, too large for
+  four on the ULX3S-85F.
+* ``default``: the GPU the simulators build unless told otherwise: the board's units (a divider
+  per pair of cores, the serial square root, CROSS in two passes, simple ops in two cycles) with
+  forwarding into the ALU, 32-bit texture and output memories and room for large scenes.
+* ``ulx3s``: the ULX3S-85F board build (``python -m hdl.build --board ulx3s-85f``): four cores,
+  no forwarding into the ALU, 8-bit texture and output stores, slotted store ports, the user
+  code in LUT RAM, memories sized for the board's scene class: a scene must fit them
+  (``GpuConfig.check_fits``; in the 8-bit texture store, a texture word must be an 8-bit colour
+  << 9, theia-system.md §1 Textures.mem).
+
+Each switch is read in one place (the unit it configures). ``python -m sim.render --config``,
+``python -m hdl.build --config`` and the benches take a preset's name.
+"""
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+
+__all__ = ["DividerSharing", "CoreConfig", "GpuConfig", "PRESETS", "preset", "PRESET_NAMES",
+           "SceneDoesNotFit", "TEXTURE_SHIFT", "TEXTURE_MAX"]
+
+#: a texture word is an 8-bit colour << TEXTURE_SHIFT (what the 8-bit texture store keeps)
+TEXTURE_SHIFT = 9
+TEXTURE_MAX = 0xFF << TEXTURE_SHIFT
+
+
+class SceneDoesNotFit(ValueError):
+    """A scene a GPU cannot hold exactly; str() says which limit and by how much."""
+
+
+class DividerSharing(enum.Enum):
+    """Who a DIV's divider belongs to."""
+    LANES = "lanes"     # three pipelined dividers per core: a DIV every cycle
+    PAIR = "pair"       # one per pair of cores, in time slots (hdl/alu/shared_divider.py)
+
+
+@dataclass(frozen=True)
+class CoreConfig:
+    """How one shader core is built (the vector ALU's units, the code memory)."""
+    #: hdl.alu: the dividers (``DividerSharing``)
+    divider: DividerSharing = DividerSharing.PAIR
+    #: hdl.alu: MAG's square root one root bit per cycle (a MAG keeps the next one out for 30
+    #: cycles; a sixth of the pipelined root's logic)
+    serial_sqrt: bool = True
+    #: hdl.alu: CROSS on six multipliers (1) or in two passes over three (2: half the DSPs)
+    cross_passes: int = 2
+    #: hdl.alu: simple ops in one cycle, or two with the adders' operands registered
+    simple_latency: int = 2
+    #: hdl.core: a result landing in a cycle is forwarded into an ALU operation issuing in it
+    #: (without, the reader issues a cycle later and the forwarding leaves the ALU's inputs)
+    alu_forwarding: bool = True
+    #: hdl.core: the user instruction RAM, in 64-bit words (the 12-word entry table included)
+    user_words: int = 1024
+    #: hdl.core: the user instruction RAM in LUT RAM rather than block RAM
+    lut_code_ram: bool = False
+    #: hdl.core: the flow-control engine's return-address stack
+    stack_depth: int = 8
+
+    def __post_init__(self):
+        if not isinstance(self.divider, DividerSharing):
+            raise ValueError(f"divider must be a DividerSharing, not {self.divider!r}")
+        if self.cross_passes not in (1, 2):
+            raise ValueError(f"cross_passes must be 1 or 2, not {self.cross_passes!r}")
+        if self.simple_latency not in (1, 2):
+            raise ValueError(f"simple_latency must be 1 or 2, not {self.simple_latency!r}")
+        if self.user_words < 1 or self.stack_depth < 1:
+            raise ValueError("user_words and stack_depth must be at least 1")
+
+
+@dataclass(frozen=True)
+class GpuConfig:
+    """How a GPU is built: its cores, the sizes of its memories and how its stores are built."""
+    core: CoreConfig = CoreConfig()
+    cores: int = 1
+    #: scene memory, in triangle slots
+    max_triangles: int = 256
+    #: texture memory, in words (three per texel)
+    tmem_words: int = 3 * 128 * 128
+    #: output memory, in words (three per pixel)
+    omem_words: int = 3 * 256 * 256
+    #: band table entries
+    max_bands: int = 256
+    #: 8-bit texture and output stores (hdl/gpu/narrow_store.py): exact for 8-bit textures,
+    #: the output read back as converted pixels
+    narrow_stores: bool = False
+    #: the texture store's readers and the output store's writers take fixed turns instead of
+    #: round robin (hdl/lib/arbiter.py ``SlotArbiter``)
+    slotted_ports: bool = False
+    #: the memory sizes are the build's (a board's): a scene that does not fit is refused;
+    #: otherwise the simulators grow them to fit the scene (``fitted``)
+    fixed_memories: bool = False
+
+    def __post_init__(self):
+        if not 1 <= self.cores <= 255:
+            raise ValueError(f"cores must be 1-255, got {self.cores}")
+        for name in ("max_triangles", "tmem_words", "omem_words", "max_bands"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_triangles > 0xFFFF or self.max_bands > 0xFFFF:
+            raise ValueError("max_triangles and max_bands must fit in 16 bits")
+
+    def replace(self, **changes):
+        """A copy with ``changes``; ``cores``, memory sizes and the core's fields by name."""
+        core_fields = {f.name for f in dataclasses.fields(CoreConfig)}
+        core_changes = {k: changes.pop(k) for k in list(changes) if k in core_fields}
+        config = dataclasses.replace(self, **changes)
+        if core_changes:
+            config = dataclasses.replace(config, core=dataclasses.replace(config.core,
+                                                                          **core_changes))
+        return config
+
+    def fitted(self, scene):
+        """This configuration for ``scene``: with ``fixed_memories`` unchanged, once
+        ``check_fits`` passes; otherwise with memories grown where the scene needs more."""
+        if self.fixed_memories:
+            self.check_fits(scene)
+            return self
+        self._check_texture(scene)
+        needs = {"max_triangles": len(scene.triangles), "tmem_words": len(scene.texture),
+                 "omem_words": 3 * scene.width * scene.height, "max_bands": len(scene.bands),
+                 "user_words": len(scene.user_code or ())}
+        grown = {name: need for name, need in needs.items()
+                 if need > getattr(self.core if name == "user_words" else self, name)}
+        return self.replace(**grown) if grown else self
+
+    def check_fits(self, scene):
+        """Raise SceneDoesNotFit unless this GPU's memories hold ``scene`` exactly."""
+        def fail(problem):
+            raise SceneDoesNotFit(f"{scene.name}: {problem}")
+
+        if len(scene.triangles) > self.max_triangles:
+            fail(f"{len(scene.triangles)} triangles, the GPU holds {self.max_triangles}")
+        if len(scene.bands) > self.max_bands:
+            fail(f"{len(scene.bands)} bands, the GPU's band table holds {self.max_bands}")
+        if len(scene.texture) > self.tmem_words:
+            fail(f"texture of {len(scene.texture)} words ({scene.texture_size}x"
+                 f"{scene.texture_size}), the GPU holds {self.tmem_words}")
+        self._check_texture(scene)
+        need = 3 * scene.width * scene.height
+        if need > self.omem_words:
+            fail(f"{scene.width * scene.height} pixels ({scene.width}x{scene.height}) need "
+                 f"{need} output words, the GPU holds {self.omem_words}")
+        if scene.user_code is not None and len(scene.user_code) > self.core.user_words:
+            fail(f"{len(scene.user_code)} instruction words (the entry table and code), the "
+                 f"GPU holds {self.core.user_words}")
+
+    def _check_texture(self, scene):
+        if not self.narrow_stores:
+            return
+        for i, word in enumerate(scene.texture):
+            if word & ((1 << TEXTURE_SHIFT) - 1) or word > TEXTURE_MAX:
+                raise SceneDoesNotFit(
+                    f"{scene.name}: Textures.mem word {i} (texel {i // 3}) is {word:#x}: this "
+                    f"GPU stores 8-bit colours, so a texture word must be a multiple of 0x200 "
+                    f"up to {TEXTURE_MAX:#x}")
+
+
+_BOARD_CORE = CoreConfig(divider=DividerSharing.PAIR, serial_sqrt=True, cross_passes=2,
+                         simple_latency=2, alu_forwarding=False, user_words=64,
+                         lut_code_ram=True)
+
+PRESETS = {
+    "full": GpuConfig(core=CoreConfig(divider=DividerSharing.LANES, serial_sqrt=False,
+                                      cross_passes=1, simple_latency=1, alu_forwarding=True),
+                      cores=8),
+    "default": GpuConfig(),
+    # the board's scene class: example3's 118 triangles, a 256 x 256 texture, a 200 x 200 image
+    # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
+    "ulx3s": GpuConfig(core=_BOARD_CORE, cores=4, max_triangles=128, tmem_words=3 * 256 * 256,
+                       omem_words=3 * 200 * 200, max_bands=32, narrow_stores=True,
+                       slotted_ports=True, fixed_memories=True),
+}
+PRESET_NAMES = tuple(PRESETS)
+
+
+def preset(name, **changes):
+    """The preset called ``name`` (ValueError naming the presets if there is none), with
+    ``changes`` (``GpuConfig.replace``)."""
+    try:
+        config = PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown configuration '{name}' (one of {', '.join(PRESETS)})") \
+            from None
+    return config.replace(**changes) if changes else config
