@@ -20,6 +20,7 @@ import json
 import sys
 import time
 
+from sim.errors import cli_errors
 from sim.fast.build import BACKENDS, DEFAULT_BACKEND
 
 LOOP = """
@@ -94,10 +95,11 @@ def main(argv=None):
     workload = args.workload
     if workload == "auto":
         workload = "gpu" if importlib.util.find_spec("hdl.gpu.gpu") else "core"
-    if workload == "gpu":
-        cycles, wall, cpu, info, prepare_s = bench_gpu(args.backend, args.cores, args.size)
-    else:
-        cycles, wall, cpu, info, prepare_s = bench_core(args.backend, args.iterations)
+    with cli_errors("bench.fast_sim"):
+        if workload == "gpu":
+            cycles, wall, cpu, info, prepare_s = bench_gpu(args.backend, args.cores, args.size)
+        else:
+            cycles, wall, cpu, info, prepare_s = bench_core(args.backend, args.iterations)
     print(json.dumps({
         "backend": args.backend, "workload": workload,
         "cores": args.cores if workload == "gpu" else None,
