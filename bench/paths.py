@@ -192,8 +192,11 @@ def synthesise(config, out_dir):
     from pathlib import Path
     from amaranth_boards.ulx3s import ULX3S_85F_Platform
     from boards.ulx3s import Ulx3sTop
-    from hdl.build import _set_tool_env, SYNTH_OVERRIDES
-    _set_tool_env()
+    from hdl.build import _set_tool_env, BuildError, SYNTH_OVERRIDES
+    try:
+        _set_tool_env()
+    except BuildError as e:
+        sys.exit(f"error: {e}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     plan = ULX3S_85F_Platform().prepare(Ulx3sTop(config=config), name="top", **SYNTH_OVERRIDES)

