@@ -1,11 +1,8 @@
 """Shared pytest fixtures."""
 
-from pathlib import Path
-
 import pytest
 
-#: the original project's scene directories, next to the checkout (``/work/shared`` beside ``/work/main``)
-SCENES_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "scenes" / "theia-2010"
+from tests.helpers import SCENES_DIR
 
 
 @pytest.fixture(scope="session")

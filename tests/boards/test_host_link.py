@@ -5,7 +5,6 @@
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from amaranth import Module, Signal, unsigned
@@ -21,9 +20,9 @@ from boards.sim_uart import SimulatedSerial
 from boards.ulx3s import BoardLogic
 from hdl.gpu.host_bus import HostBus, Region, host_address
 from hdl.gpu.host_protocol import scene_load_runs
+from tests.helpers import REPO, SCENES_DIR
 
 DIVISOR = 4          # clock cycles per UART bit: keeps the simulation short
-REPO = Path(__file__).resolve().parents[1]
 CUBE = REPO / "examples" / "cube" / "cube.toml"
 
 
@@ -212,15 +211,11 @@ def test_scenes_the_board_cannot_hold_are_refused():
 
 
 def test_reference_scenes_fit_the_ulx3s_build():
-    from pathlib import Path
     from sim.scene import load_scene
-    root = Path(__file__).resolve().parents[2] / "shared" / "scenes" / "theia-2010"
-    if not root.is_dir():
-        root = Path("/work/shared/scenes/theia-2010")
-    if not root.is_dir():
-        pytest.skip("reference scenes not found")
+    if not SCENES_DIR.is_dir():
+        pytest.skip(f"scene directory {SCENES_DIR} is not present")
     for name in ("example1", "example3", "shaders"):
-        preset("ulx3s").check_fits(load_scene(root / name))
+        preset("ulx3s").check_fits(load_scene(SCENES_DIR / name))
 
 
 # --- the host tool's command line: scene loading and the board's limits (no board) ----------

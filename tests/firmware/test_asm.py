@@ -1,9 +1,9 @@
 """The THEIA assembler (firmware/asm.py): encodings, literals, labels, layout, errors, CLI."""
 
 import io
-import pathlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,10 +12,9 @@ from firmware.asm import (
     AsmError, Program, assemble, assemble_file, parse_immediate, read_mem_words, write_hex,
     write_instructions_mem, write_rom_mem, MAX_ERRORS,
 )
+from tests.helpers import REPO, SCENES_DIR as SCENES
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
-SCENES = pathlib.Path("/work/shared/scenes/theia-2010")
+DATA = Path(__file__).resolve().parent / "data"
 EXAMPLE3_MEM = SCENES / "example3" / "Instructions.mem"
 
 
@@ -383,7 +382,7 @@ def test_read_mem_words_errors(tmp_path, content, message):
 # --- CLI -------------------------------------------------------------------------------------
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "firmware.asm", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "firmware.asm", *map(str, args)], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
 
 

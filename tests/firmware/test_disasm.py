@@ -1,10 +1,10 @@
 """The THEIA disassembler (firmware/disasm.py): text of single words and whole images, and
 the round trip disassemble -> assemble on the scene files and on seeded random images."""
 
-import pathlib
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,10 +14,9 @@ from hdl.isa import (
 from firmware.asm import assemble, assemble_file, read_mem_words
 from firmware.disasm import disassemble, disassemble_word, word_problem
 from firmware.program import Form, form_of
+from tests.helpers import REPO, SCENES_DIR as SCENES
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
-SCENES = pathlib.Path("/work/shared/scenes/theia-2010")
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def round_trip(words, origin=USER_CODE_BASE):
@@ -208,7 +207,7 @@ def test_random_rom_round_trip():
 # --- CLI -------------------------------------------------------------------------------------
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "firmware.disasm", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "firmware.disasm", *map(str, args)], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -220,7 +219,7 @@ def test_cli_disassembles_instructions_mem():
 
 def test_cli_disassembles_a_rom_image(tmp_path):
     asm = subprocess.run([sys.executable, "-m", "firmware.asm", str(DATA / "tiny_rom.s"), "--rom",
-                          "-o", str(tmp_path / "rom.mem")], cwd=ROOT, capture_output=True,
+                          "-o", str(tmp_path / "rom.mem")], cwd=REPO, capture_output=True,
                          text=True, timeout=60)
     assert asm.returncode == 0, asm.stderr
     result = run_cli(tmp_path / "rom.mem", "--rom")

@@ -4,13 +4,12 @@ through. Each test runs it as a subprocess on a small program written to a tempo
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from hdl.isa import NUM_REGS, ONE, USER_CODE_START, reg
+from tests.helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def sim_exec(tmp_path, source, *args, name="prog.s"):

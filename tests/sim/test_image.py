@@ -1,6 +1,5 @@
 """Output images (theia-system.md §4): word conversion, PPM/PNG files, comparison helpers."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,8 +7,8 @@ from PIL import Image
 
 from sim.image import (ImageError, compare_images, hit_mask, read_png, read_ppm, word_to_u8,
                        words_to_rgb, write_image, write_png, write_ppm)
+from tests.helpers import SCENES_DIR as SCENES
 
-SCENES = Path("/work/shared/scenes/theia-2010")
 
 
 def raw_values(path):

@@ -5,14 +5,13 @@ reference model: example3 rendered on 8 cores equals the original's Reference.pp
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from sim.image import compare_images, read_png, read_ppm
+from tests.helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def sim_render(*args, timeout=900):

@@ -1,6 +1,5 @@
 """Scene directories (theia-system.md §1): loading, errors, writing; the built-in demo scene."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,8 +7,8 @@ import pytest
 from hdl.isa import ONE, USER_CODE_START
 from sim.demo_scene import demo_scene, CAMERA
 from sim.scene import Scene, SceneError, load_scene, read_hex_words, save_scene
+from tests.helpers import SCENES_DIR as SCENES
 
-SCENES = Path("/work/shared/scenes/theia-2010")
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,6 @@
 """sim/scene_import.py: OBJ + PNG + TOML/JSON to a theia-2010 scene (docs/scene-import.md)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,8 @@ from sim.scene import SceneError, load_scene
 from sim.scene_import import (import_scene, load_description, load_obj, load_texture, main,
                               split_bands)
 from sim.sequencer import render_model
+from tests.helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "cube" / "cube.toml"
 RED = (255, 0, 0)
 

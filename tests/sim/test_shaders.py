@@ -7,7 +7,6 @@ image as the spec states them.
 """
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,9 @@ from sim import fixed as fx
 from sim.image import hit_mask, word_to_u8, words_to_rgb
 from sim.scene import load_scene
 from sim.sequencer import render_model
+from tests.helpers import REPO
 
-SHADERS = Path(__file__).resolve().parents[1] / "firmware" / "shaders"
+SHADERS = REPO / "firmware" / "shaders"
 WHITE, BLACK = (ONE, ONE, ONE), (0, 0, 0)
 
 

@@ -6,10 +6,7 @@ import pytest
 
 from hdl.alu.divider import Divider, divider_latency
 from sim import fixed as fx
-from tests.test_multiplier import EDGES, TAG_WIDTH, random_word, stream
-
-DIV_EDGES = EDGES + [3, 7, 0x0000_8000, 0x0000_4000, 0xFFFF_FFFD, 0x4000_0000, 0xC000_0000,
-                     0x0000_0100, 0x7FFF_0000]
+from tests.helpers.alu import DIV_EDGES, TAG_WIDTH, random_word, stream
 
 
 def divider_operands(seed, count):

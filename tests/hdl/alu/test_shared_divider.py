@@ -10,9 +10,7 @@ from amaranth.sim import Simulator
 
 from hdl.alu.shared_divider import SharedDivider
 from sim import fixed as fx
-from tests.test_divider import DIV_EDGES
-from tests.test_multiplier import random_word
-from tests.test_valu import pack, unpack
+from tests.helpers.alu import DIV_EDGES, pack, unpack, random_word
 
 
 def random_div(rng):

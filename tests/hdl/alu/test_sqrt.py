@@ -10,7 +10,7 @@ from amaranth.sim import Simulator
 from hdl.alu.sqrt import S_WIDTH, SquareRoot, sqrt_latency
 from hdl.alu.serial_sqrt import SerialSquareRoot
 from sim import fixed as fx
-from tests.test_multiplier import TAG_WIDTH, stream
+from tests.helpers.alu import TAG_WIDTH, stream
 
 S_MAX = 3 * (1 << 45) - 1     # largest sum of three P = mul64(v, v)
 

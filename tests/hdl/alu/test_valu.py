@@ -12,20 +12,10 @@ from hdl.alu.valu import ALU_OPS, CLASS_OF, MULTIPLIER_OPS, LatencyClass
 from hdl.config import DividerSharing, preset
 from sim.alu_harness import AluUnderTest
 from sim.semantics import alu_result
-from tests.test_multiplier import EDGES, random_word
+from tests.helpers.alu import EDGES, TAG_WIDTH, pack, random_word, unpack
 
-TAG_WIDTH = 16
 FULL = preset("full").core
 OPS_PER_OPCODE = 2000
-
-
-def pack(vector):
-    x, y, z = vector
-    return (x << 64) | (y << 32) | z
-
-
-def unpack(word):
-    return ((word >> 64) & MASK32, (word >> 32) & MASK32, word & MASK32)
 
 
 def random_operation(rng, op):

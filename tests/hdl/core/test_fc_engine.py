@@ -24,7 +24,7 @@ from sim.fc_programs import (
     random_program, alu_lane_values,
 )
 
-from tests.test_fc_model import DIRECTED, theia_program
+from tests.helpers.fc_programs import DIRECTED, theia_program
 
 
 class Job:

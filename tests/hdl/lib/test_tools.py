@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from hdl.lib import tools
+from tests.helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def executable(path, body="exit 0"):
