@@ -2,7 +2,21 @@
 
 import pytest
 
+from hdl.config import PRESET_NAMES, preset
 from tests.helpers import SCENES_DIR
+
+
+@pytest.fixture(scope="session", params=PRESET_NAMES)
+def preset_name(request):
+    """Each configuration preset that ships (hdl/config.py: full, default, ulx3s): a test that
+    takes this fixture, or ``core_config``, runs once on each."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def core_config(preset_name):
+    """The shader core of each preset (a ``hdl.config.CoreConfig``)."""
+    return preset(preset_name).core
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,15 @@
-"""Random programs (sim/random_program.py) on the RTL core and on the reference model.
+"""Random programs (sim/random_program.py) on the RTL core of every preset and on the reference
+model.
 
-Each program starts from a seeded random register state (every bank, both swap copies, flipped
-or not) and random texture memory; afterwards all 132 registers as EXE sees them, output memory,
-the RETURN value and the number of retired instructions must be identical. One simulator runs a
+Each preset's core runs seeds of its own (``SEEDS``, ``MEMORY_SEEDS``). Each program starts from
+a seeded random register state (every bank, both swap copies, flipped or not) and random texture
+memory; afterwards all 132 registers as EXE sees them, output memory, the RETURN value and the
+number of retired instructions must be identical. One simulator runs a
 whole batch: elaborating the core costs about as much as a small program, so each program is
 put into the user RAM and the register memory through the testbench's backdoor (``poke_*``)
 and started with ``start_direct`` at 0x800C. A failing seed is reproducible on its own:
-``python -m sim.random_program SEED``, and ``check_seeds([SEED])`` below.
+``python -m sim.random_program SEED``, and ``check_seeds([SEED], config=preset(NAME).core)``
+below.
 """
 
 import dataclasses
@@ -14,7 +17,7 @@ import random
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.config import preset
+from hdl.config import PRESET_NAMES
 from hdl.isa import NUM_REGS, BANK_SWAP, BANK_OUTPUT, USER_CODE_START, Kind, Op, OPS, SWIZZLES
 from sim.core_pysim import (core_under_test, MemoryModel, poke_code, poke_register, read_registers, flip_swap,
                           run_routine, simulate)
@@ -22,7 +25,15 @@ from sim.model import Core as ModelCore, TheiaError
 from sim.random_program import (random_program, INTERESTING_VALUES, BRANCH_OPCODES,
                                 MAX_SUBROUTINES)
 
-PROGRAMS = 200
+#: the seeds each preset's core runs: 70 programs each, 210 in all
+PROGRAMS_PER_PRESET = 70
+SEEDS = {name: range(k * PROGRAMS_PER_PRESET, (k + 1) * PROGRAMS_PER_PRESET)
+         for k, name in enumerate(PRESET_NAMES)}
+#: and the memory-heavy ones (TMREAD/OMWRITE about half the blocks, a slow memory)
+MEMORY_PROGRAMS_PER_PRESET = 30
+MEMORY_SEEDS = {name: range(10_000 + k * MEMORY_PROGRAMS_PER_PRESET,
+                            10_000 + (k + 1) * MEMORY_PROGRAMS_PER_PRESET)
+                for k, name in enumerate(PRESET_NAMES)}
 TMEM_WORDS = 64
 OMEM_WORDS = 64
 USER_WORDS = 1024
@@ -60,12 +71,12 @@ def run_model(program_words, regs, swap_io, flip, tmem, trace=None):
             "retired": core.stats.instructions, "error": error}
 
 
-def run_rtl_batch(cases, serve=None, config=None):
+def run_rtl_batch(cases, config, serve=None):
     """Run ``cases`` = [(program words, regs, swap_io, flip, tmem)] one after another in one
-    simulation on a core of ``config`` (a CoreConfig, default every unit at full throughput;
-    its user RAM made USER_WORDS long); return their outcomes (the same dict as
-    ``run_model``)."""
-    config = dataclasses.replace(config or preset("full").core, user_words=USER_WORDS)
+    simulation on a core of ``config`` (a CoreConfig) whose user RAM holds at least USER_WORDS
+    (the programs are up to about 220 words: more than ``ulx3s``'s 64, which is then made
+    larger); return their outcomes (the same dict as ``run_model``)."""
+    config = dataclasses.replace(config, user_words=max(config.user_words, USER_WORDS))
     core = core_under_test(ROM, config, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
     memories = MemoryModel()
     outcomes = []
@@ -118,13 +129,13 @@ def differences(rtl, model):
     return problems
 
 
-def check_seeds(seeds, memory_heavy=False, serve=None, config=None):
+def check_seeds(seeds, config, memory_heavy=False, serve=None):
     programs = [assemble(random_program(seed, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS,
                                         memory_heavy=memory_heavy), f"<random {seed}>")
                 for seed in seeds]
     states = [initial_state(seed) for seed in seeds]
     cases = [(p.words,) + s for p, s in zip(programs, states)]
-    rtl_outcomes = run_rtl_batch(cases, serve, config)
+    rtl_outcomes = run_rtl_batch(cases, config, serve)
     failures = []
     for seed, (words, regs, swap_io, flip, tmem), rtl in zip(seeds, cases, rtl_outcomes):
         model = run_model(words, regs, swap_io, flip, tmem)
@@ -135,31 +146,19 @@ def check_seeds(seeds, memory_heavy=False, serve=None, config=None):
     return failures, rtl_outcomes
 
 
-def test_random_programs_match_model():
-    failures, outcomes = check_seeds(list(range(PROGRAMS)))
-    assert not failures, f"{len(failures)} of {PROGRAMS} programs differ:\n" + \
+def test_random_programs_match_model(core_config, preset_name):
+    """The preset's seeds on its core. (``default``: a divider shared with another core, idle
+    here, in time slots, the serial square root, CROSS in two passes over three multipliers,
+    SIMPLE results in two cycles: a DIV of non-uniform operands keeps the next DIV out for its
+    lanes' slots, a MAG the next MAG for 30, a CROSS any multiplier operation for one. ``ulx3s``:
+    the same, and no forwarding into the ALU's operands.)"""
+    seeds = list(SEEDS[preset_name])
+    failures, outcomes = check_seeds(seeds, core_config)
+    assert not failures, f"{len(failures)} of {len(seeds)} programs differ:\n" + \
         "\n".join(failures[:10])
     # the programs did real work: they retired instructions and stalled on hazards
-    assert sum(o["retired"] for o in outcomes) > 50 * PROGRAMS
+    assert sum(o["retired"] for o in outcomes) > 50 * len(seeds)
     assert sum(o["counters"]["stall_operand"] for o in outcomes) > 0
-
-
-def test_random_programs_match_model_on_the_default_core():
-    """The same on the ``default`` preset's core: a divider shared with another core (idle
-    here) in time slots, the serial square root, CROSS in two passes over three multipliers,
-    SIMPLE results in two cycles (a DIV of non-uniform operands keeps the next DIV out for its
-    lanes' slots, a MAG the next MAG for 30, a CROSS any multiplier operation for one)."""
-    seeds = list(range(PROGRAMS, PROGRAMS + 60))
-    failures, _ = check_seeds(seeds, config=preset("default").core)
-    assert not failures, "\n".join(failures[:10])
-
-
-def test_random_programs_match_model_on_the_boards_core():
-    """The same on the ``ulx3s`` preset's core: the above and no forwarding into the ALU's
-    operands."""
-    seeds = list(range(PROGRAMS + 60, PROGRAMS + 120))
-    failures, _ = check_seeds(seeds, config=preset("ulx3s").core)
-    assert not failures, "\n".join(failures[:10])
 
 
 async def slow_memories(ctx, core, memories):
@@ -185,23 +184,23 @@ async def slow_memories(ctx, core, memories):
         ctx.set(core.om_req.ready, rng.random() < 0.6)
 
 
-def test_random_memory_programs_match_model():
+def test_random_memory_programs_match_model(core_config, preset_name):
     """TMREAD-/OMWRITE-heavy programs, random texture contents, a memory that makes the core
     wait (late texture answers, request ports not ready)."""
-    seeds = list(range(10_000, 10_030))
-    failures, outcomes = check_seeds(seeds, memory_heavy=True, serve=slow_memories)
+    seeds = list(MEMORY_SEEDS[preset_name])
+    failures, outcomes = check_seeds(seeds, core_config, memory_heavy=True, serve=slow_memories)
     assert not failures, "\n".join(failures[:10])
     assert sum(o["counters"]["stall_memory"] for o in outcomes) > 0
     assert sum(1 for o in outcomes for w in o["omem"] if w) > 100
 
 
 def test_generator_covers_the_isa():
-    """What the 200 programs execute (on the model): every opcode, every SWIZZLE3D selector,
-    every conditional jump both taken and not taken, RET with a DST and VOID, the full call
-    depth, and all of it without an error."""
+    """What the programs of ``test_random_programs_match_model`` execute (on the model), over
+    all presets: every opcode, every SWIZZLE3D selector, every conditional jump both taken and
+    not taken, RET with a DST and VOID, the full call depth, and all of it without an error."""
     executed, taken, not_taken, selectors = set(), set(), set(), set()
     ret_forms, depth = set(), 0
-    for seed in range(PROGRAMS):
+    for seed in sorted(seed for seeds in SEEDS.values() for seed in seeds):
         program = assemble(random_program(seed, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS))
         regs, swap_io, flip, tmem = initial_state(seed)
         last = {}
