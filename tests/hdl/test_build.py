@@ -35,7 +35,10 @@ Info: Max frequency for clock '$glbnet$sync_clk': 73.50 MHz (FAIL at 75.00 MHz)
 """
 
 
-ONE_CORE = preset("ulx3s", cores=1)
+#: the board top of the flow tests (stand-in place-and-route tools: what they check is the
+#: flow, not the netlist): one core, memories for a tiny scene, which elaborate in a third of
+#: the time of the board's
+ONE_CORE = preset("ulx3s", cores=1, max_triangles=2, tmem_words=48, omem_words=48, max_bands=2)
 
 
 def test_pll_dividers_are_legal_and_nearest():

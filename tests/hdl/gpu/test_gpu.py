@@ -21,6 +21,7 @@ from hdl.gpu.host_bus import (Region, Reg, host_address, CTRL_START, STATUS_BUSY
 from hdl.gpu.io_unit import SLOT_ROWS
 from hdl.isa import USER_CODE_START
 from sim.demo_scene import demo_scene
+from sim.image import word_to_u8
 from hdl.gpu.host_protocol import load_scene, start_frame
 from sim.gpu_pysim import (render_gpu_pysim, gpu_for_scene, HostDriver, PysimPort)
 from sim.sequencer import render_model
@@ -54,13 +55,24 @@ async def load_and_start(bus, scene):
     await start_frame(port)
 
 
-@pytest.mark.parametrize("cores, slotted_ports", [(1, False), (2, False), (2, True)])
-def test_frame_matches_model(rom, cores, slotted_ports):
+def small_memories(name, scene, **changes):
+    """The preset called ``name`` (with ``changes``) with memories the size of ``scene``."""
+    return preset(name, max_triangles=len(scene.triangles), tmem_words=len(scene.texture),
+                  omem_words=3 * scene.pixel_count, max_bands=len(scene.bands), **changes)
+
+
+@pytest.mark.parametrize("name, cores, changes", [
+    ("default", 1, {}), ("default", 2, {}), ("default", 2, {"slotted_ports": True}),
+    ("ulx3s", 2, {})], ids=["default-1", "default-2", "default-2-slotted", "ulx3s-2"])
+def test_frame_matches_model(rom, name, cores, changes):
+    """On the ``ulx3s`` preset (memories as small as the scene; its 8-bit output store holds
+    converted pixels) the output is the model's words converted."""
     scene = tiny_scene()
     expected, results, _ = render_model(scene, rom, cores=1, jobs=1)
-    omem, stats = render_gpu_pysim(scene, rom, preset("default", cores=cores,
-                                                      slotted_ports=slotted_ports),
-                                   max_cycles=50_000)
+    config = small_memories(name, scene, cores=cores, **changes)
+    omem, stats = render_gpu_pysim(scene, rom, config, max_cycles=50_000)
+    if config.narrow_stores:
+        expected = [word_to_u8(word) for word in expected]
     assert omem == expected
     assert stats["pixels"] == scene.pixel_count == 16
     assert stats["instructions"] == sum(r.instructions for r in results)
