@@ -1,9 +1,21 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures, and the order tests start in."""
 
 import pytest
 
 from hdl.config import PRESET_NAMES, preset
 from tests.helpers import SCENES_DIR
+
+
+def _weight(item):
+    slow = item.get_closest_marker("slow")
+    return 0 if slow is None else slow.kwargs.get("weight", 1)
+
+
+def pytest_collection_modifyitems(items):
+    """The tests marked ``slow`` first, those of the largest ``weight`` (a rough size, relative)
+    before the others, the rest in collection order: parallel workers then do not end waiting
+    for a long test started last."""
+    items.sort(key=lambda item: -_weight(item))
 
 
 @pytest.fixture(scope="session", params=PRESET_NAMES)

@@ -1,6 +1,6 @@
-"""Flow-control programs shared by the model's and the engine's tests (tests/sim/test_fc_model.py,
-tests/hdl/core/test_fc_engine.py): the directed structured programs and a THEIA program for one
-lane."""
+"""Flow-control programs shared by the model's and the engine's tests
+(tests/sim/test_fc_model.py, tests/hdl/core/test_fc_engine.py): the directed structured programs
+and a THEIA program for one lane."""
 
 from hdl.isa import PredSel
 from sim.fc_model import int_const, theia_branch, theia_call, theia_jmp, theia_ret

@@ -54,7 +54,8 @@ def make_core():
 
 
 def core_design():
-    """The same Core as a Design: its cached build is found without elaboration."""
+    """The same Core as a Design: its cached build is found without elaboration. (The tests
+    that build it are in one xdist group: one worker builds it, the others do not wait.)"""
     return Design(Core, default_rom(), CORE, tmem_words=TMEM_WORDS, omem_words=OMEM_WORDS)
 
 
@@ -125,6 +126,7 @@ def run_fast(program_list, backend="verilator"):
     return results
 
 
+@pytest.mark.xdist_group("fast-core")
 def test_random_programs_match_pysim_cycle_exact():
     need("verilator")
     program_list = programs()
@@ -138,6 +140,7 @@ def test_random_programs_match_pysim_cycle_exact():
     assert all(r[1] is not None for r in fast), "a program did not RETURN"
 
 
+@pytest.mark.xdist_group("fast-core")
 def test_long_loop_counts_cycles():
     """A 2000-iteration loop: the retired-instruction counter matches the program's shape."""
     need("verilator")
@@ -162,6 +165,7 @@ def test_long_loop_counts_cycles():
     assert counters.cycles == cycles + 1 >= counters.retired
 
 
+@pytest.mark.xdist_group("fast-core")
 def test_cached_design_is_not_elaborated(monkeypatch):
     """A second FastSim of the same Design finds the build by its key alone: neither the
     constructor nor elaboration runs, and the ports (with struct layouts) come from build.json."""
@@ -305,3 +309,51 @@ def test_cache_keeps_the_most_recently_used_builds(tmp_path, monkeypatch):
     assert len(list((tmp_path / "verilog").iterdir())) == 8
     assert len(deleted) == 3 + 2 + 3
     assert prune_cache(keep=2) == []
+
+
+def test_two_processes_building_one_design_at_once(tmp_path, monkeypatch):
+    """Two processes build the same design into an empty cache at the same time (as parallel
+    test workers may): each exports and builds in files of its own and renames them into place;
+    both get the one build that stays, and nothing half-written or left over remains. (The
+    Verilator step is a stand-in that waits until both processes are in it.)"""
+    import json
+    import multiprocessing
+    import os
+
+    from sim.fast import build as fast_build
+    need("verilator")
+    monkeypatch.setenv("THEIA_CACHE", str(tmp_path))
+    context = multiprocessing.get_context("fork")
+    both_building = context.Barrier(2)
+
+    def stand_in_verilator(work, ports, jobs, log):
+        both_building.wait(timeout=120)
+        library = work / "obj" / "libtheia.so"
+        library.parent.mkdir()
+        library.write_text(str(os.getpid()))
+        return library
+
+    monkeypatch.setattr(fast_build, "_build_verilator", stand_in_verilator)
+    results = context.Queue()
+
+    def build_in_a_process():
+        made = fast_build.build(Design(BusRam), log=lambda message: None)
+        results.put((str(made.library), made.cached))
+
+    processes = [context.Process(target=build_in_a_process) for _ in range(2)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=300)
+    assert [process.exitcode for process in processes] == [0, 0]
+    (first, first_cached), (second, second_cached) = results.get(), results.get()
+    assert first == second and not first_cached and not second_cached
+    library = tmp_path.joinpath(first)
+    assert library.read_text() in {str(process.pid) for process in processes}
+    builds = [p.name for p in tmp_path.iterdir() if p.name.startswith("verilator")]
+    assert builds == [library.relative_to(tmp_path).parts[0]]     # no build directory left over
+    [entry] = (tmp_path / "designs").iterdir()
+    assert json.loads(entry.read_text()) == {"build": builds[0]}
+    assert [p.suffix for p in (tmp_path / "verilog").iterdir()] == [".v"]
+    # a third build finds it by the design's key
+    assert fast_build.build(Design(BusRam), log=lambda message: None).cached

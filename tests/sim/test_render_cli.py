@@ -72,7 +72,7 @@ def test_bad_core_count(tmp_path, scenes_dir):
     assert "cores" in line
 
 
-@pytest.mark.slow
+@pytest.mark.slow(weight=4)
 def test_example3_matches_reference_on_8_cores(tmp_path, scenes_dir):
     """Every one of the 76,800 values of example3/Reference.ppm (the original RTL's output)."""
     out = tmp_path / "example3.ppm"
@@ -86,7 +86,7 @@ def test_example3_matches_reference_on_8_cores(tmp_path, scenes_dir):
     assert np.array_equal(ours, reference)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(weight=10)
 def test_example3_matches_reference_on_the_rtl_with_8_cores(tmp_path, scenes_dir):
     """The GPU's RTL (8 shader cores, compiled simulation) reproduces the original's image."""
     out, stats_file = tmp_path / "example3.ppm", tmp_path / "stats.json"

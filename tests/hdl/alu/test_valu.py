@@ -274,7 +274,6 @@ def test_latencies_of_the_full_preset():
         Op.ADD: 1, Op.MUL: 3, Op.DOT: 4, Op.CROSS: 4, Op.DIV: 26, Op.MAG: 35}
 
 
-@pytest.mark.slow
 @pytest.mark.xdist_group("alu-fast")
 def test_every_opcode_streamed_back_to_back(core_config):
     """OPS_PER_OPCODE operations of every ALU-kind opcode, each as soon as its units take it

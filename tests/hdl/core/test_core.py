@@ -27,6 +27,9 @@ TMEM_WORDS = 16
 OMEM_WORDS = 64
 R1, R2, R3, R4, R5, R6 = (reg(f"R{i}") for i in range(1, 7))
 
+#: on one worker when tests run in parallel: each preset's core is built once
+pytestmark = pytest.mark.xdist_group("core-directed")
+
 
 @pytest.fixture(scope="module")
 def core(core_config):

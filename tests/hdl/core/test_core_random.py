@@ -15,6 +15,8 @@ below.
 import dataclasses
 import random
 
+import pytest
+
 from firmware.asm import assemble
 from firmware.rom import default_rom
 from hdl.config import PRESET_NAMES
@@ -146,6 +148,7 @@ def check_seeds(seeds, config, memory_heavy=False, serve=None):
     return failures, rtl_outcomes
 
 
+@pytest.mark.slow(weight=2)
 def test_random_programs_match_model(core_config, preset_name):
     """The preset's seeds on its core. (``default``: a divider shared with another core, idle
     here, in time slots, the serial square root, CROSS in two passes over three multipliers,
@@ -184,6 +187,7 @@ async def slow_memories(ctx, core, memories):
         ctx.set(core.om_req.ready, rng.random() < 0.6)
 
 
+@pytest.mark.slow(weight=2)
 def test_random_memory_programs_match_model(core_config, preset_name):
     """TMREAD-/OMWRITE-heavy programs, random texture contents, a memory that makes the core
     wait (late texture answers, request ports not ready)."""

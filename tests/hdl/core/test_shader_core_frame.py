@@ -1,11 +1,14 @@
 """A whole (tiny) frame on the RTL shader core, driven by the Python IO side, equals the model."""
 
+import pytest
+
 from firmware.rom import default_rom
 from sim.demo_scene import demo_scene
 from sim.shader_core_pysim import render_rtl_pysim
 from sim.sequencer import render_model
 
 
+@pytest.mark.slow
 def test_tiny_demo_frame_is_identical_to_the_model():
     scene = demo_scene(size=4, bands=2)
     scene.triangles = scene.triangles[:8]

@@ -1,7 +1,7 @@
 """hdl/gpu/host_protocol.py: a scene's host writes at the addresses docs/host-interface.md
 gives, ERROR_INFO as text, and the frame sequence over a blocking host that stands in for an
-idle GPU (the simulated GPU runs it in tests/test_gpu.py, tests/test_fast_backend.py and
-tests/test_host_link.py)."""
+idle GPU (the simulated GPU runs it in tests/hdl/gpu/test_gpu.py,
+tests/sim/test_fast_backend.py and tests/boards/test_host_link.py)."""
 
 import asyncio
 
