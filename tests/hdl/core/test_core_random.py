@@ -32,7 +32,7 @@ PROGRAMS_PER_PRESET = 70
 SEEDS = {name: range(k * PROGRAMS_PER_PRESET, (k + 1) * PROGRAMS_PER_PRESET)
          for k, name in enumerate(PRESET_NAMES)}
 #: and the memory-heavy ones (TMREAD/OMWRITE about half the blocks, a slow memory)
-MEMORY_PROGRAMS_PER_PRESET = 30
+MEMORY_PROGRAMS_PER_PRESET = 10
 MEMORY_SEEDS = {name: range(10_000 + k * MEMORY_PROGRAMS_PER_PRESET,
                             10_000 + (k + 1) * MEMORY_PROGRAMS_PER_PRESET)
                 for k, name in enumerate(PRESET_NAMES)}
