@@ -3,12 +3,14 @@
 Building a core's simulation (elaboration and the simulator's compile) takes seconds; running a
 short routine on it takes a small part of that. ``CoreSession(config)`` builds the core once and
 runs each job (``async def job(ctx, core)``) from the same state as a freshly built core: the
-clock domain held in reset for a cycle, every row of the register memories and the user RAM
-zeroed, a zero texture memory and output memory given to the job. An exception in a job (a
+clock domain held in reset for a cycle, every memory of the core (register file, user RAM,
+writeback ring, ...) back to its initial contents, a zero texture memory and output memory
+given to the job. An exception in a job (a
 failed assertion) is raised from ``run`` and leaves the session usable.
 """
 
 from amaranth import ClockDomain, Elaboratable, Module
+from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
 from firmware.rom import default_rom
@@ -33,6 +35,23 @@ class _WithReset(Elaboratable):
         return m
 
 
+def memories_of(top):
+    """The ``Memory`` objects of ``top`` and of the elaboratables its attributes hold."""
+    found, seen, pending = [], set(), [top]
+    while pending:
+        obj = pending.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, Memory):
+            found.append(obj)
+        for value in vars(obj).values():
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(item, Elaboratable):
+                    pending.append(item)
+    return found
+
+
 class CoreSession:
     """A core of ``config`` (a ``hdl.config.CoreConfig``) with ``tmem_words`` of texture and
     ``omem_words`` of output memory (``sim.core_pysim.MemoryModel``: one-cycle texture answers,
@@ -44,6 +63,7 @@ class CoreSession:
         self.tmem_words, self.omem_words = tmem_words, omem_words
         self.memories = MemoryModel([0] * tmem_words, omem_words)
         self._top = _WithReset(self.core)
+        self._memories = memories_of(self.core)
         self._job = self._outcome = None
         self._sim = Simulator(self._top)
         self._sim.add_clock(1e-8)
@@ -70,11 +90,9 @@ class CoreSession:
         ctx.set(self._top.cd.rst, 1)
         await ctx.tick()
         ctx.set(self._top.cd.rst, 0)
-        for memory in core.regfile.copies:
-            for row in range(memory.depth):
-                ctx.set(memory.data[row], 0)
-        for row in range(core.ram.depth):
-            ctx.set(core.ram.data[row], 0)
+        for memory in self._memories:
+            for row, value in enumerate(memory.init):
+                ctx.set(memory.data[row], value)
         self.memories.tmem = list(tmem or [0] * self.tmem_words)
         self.memories.omem = [0] * self.omem_words
 
