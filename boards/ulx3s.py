@@ -110,12 +110,15 @@ class BoardLogic(wiring.Component):
 
 
 class Ulx3sTop(Elaboratable):
-    """The board top; ``config`` (default: the ``ulx3s`` preset) says how the GPU is built."""
+    """The board top; ``config`` (default: the ``ulx3s`` preset) says how the GPU is built.
+    ``constraint_mhz``: the clock the place and route aims at, if not the PLL's (a faster one
+    leaves a margin at the real clock)."""
 
     def __init__(self, *, config=None, freq_mhz=DEFAULT_FREQ_MHZ, baud=DEFAULT_BAUD,
-                 rom=None):
+                 rom=None, constraint_mhz=None):
         self.pll = ecp5_pll(freq_mhz)
         self.freq_hz = self.pll.freq_mhz * 1e6
+        self.constraint_mhz = constraint_mhz
         self.baud = baud
         self.divisor = uart_divisor(self.freq_hz, baud)
         self.config = config or preset("ulx3s")
@@ -144,14 +147,15 @@ class Ulx3sTop(Elaboratable):
             i_RST=0, i_STDBY=0, i_CLKI=clk25.i, o_CLKOP=cd_sync.clk, i_CLKFB=cd_sync.clk,
             i_PHASESEL0=0, i_PHASESEL1=0, i_PHASEDIR=1, i_PHASESTEP=1, i_PHASELOADREG=1,
             i_PLLWAKESYNC=0, i_ENCLKOP=0, o_LOCK=locked)
-        # no add_clock_constraint: nextpnr derives the PLL output's constraint from the
-        # 25 MHz input and the dividers ("Derived frequency constraint of 75.0 MHz")
+        # without a constraint of its own nextpnr derives the PLL output's from the 25 MHz
+        # input and the dividers; an explicit one takes its place
+        if self.constraint_mhz is not None:
+            platform.add_clock_constraint(cd_sync.clk, self.constraint_mhz * 1e6)
 
         m.submodules.button = button = io.Buffer("i", platform.request("button_pwr", 0, dir="-"))
         # The synchronised reset reaches several thousand flip-flops (every valid bit, count
         # and state of four cores): over a global clock network (a DCCA buffer), not fabric
-        # routing, where it arrived up to 15.6 ns late at the far cores' LSR pins (a routed
-        # 4-core top's failing endpoints)
+        # routing, where it arrives up to 15 ns late at the far cores' LSR pins
         reset = Signal()
         m.submodules.reset_sync = AsyncFFSynchronizer(~locked | button.i, reset, o_domain="sync")
         m.submodules.reset_buffer = Instance("DCCA", i_CLKI=reset, i_CE=1, o_CLKO=cd_sync.rst)

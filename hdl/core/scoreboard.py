@@ -24,7 +24,8 @@ cycle's events, so the issue decision starts from flip-flops instead of 132-way 
   meanwhile adds the event to what the planes say. An outlook reaches its planes a cycle after
   it is worked out (``od_*``).
 * O's registers are looked up while the instruction is in A (``PlaneView``, the 86-way plane
-  multiplexers end in registers) and stepped with every plane update while it is in O.
+  multiplexers end in registers) and stepped with every plane update while it is in O; the
+  candidate O takes is picked a cycle late, like I's view below.
 * I's next view is worked out for all three outcomes of the cycle (I keeps its instruction; O's
   moves in, with a write issued now or without), each registered as it is, and picked a cycle
   late by registered flags (``took``, ``wrote``): the issue decision meets the view logic in one
@@ -222,14 +223,22 @@ class Scoreboard(wiring.Component):
         return stepped
 
     def _o_planes(self, m):
+        """O's PlaneView: both of next cycle's candidates (O takes A's instruction, looked up
+        now; or keeps its own) registered as they are, picked by ``took`` (o_takes, registered):
+        the issue decision, behind o_takes, then reaches one flip-flop, not the view's."""
         self.o_planes = o_planes = Signal(PlaneView)
+        new = Signal(PlaneView, name="o_planes_new")
+        kept = Signal(PlaneView, name="o_planes_kept")
+        took = Signal(name="o_planes_took")
         a_lookup = (self.a_lookup_src1, self.a_lookup_b, self.a_lookup_dst)
         o_addrs = [self.o_dec.src1[:8], self.o_dec.b_addr[:8], self.o_dec.dst[:8]]
-        m.d.sync += o_planes.eq(Mux(
-            self.o_takes,
-            self._planes_step(m, self._planes_of(*a_lookup, self.a_lookup_more_src1,
-                                                 self.a_lookup_more_dst), *a_lookup),
-            self._planes_step(m, o_planes, *o_addrs)))
+        m.d.comb += o_planes.eq(Mux(took, new, kept))
+        m.d.sync += [new.eq(self._planes_step(m, self._planes_of(*a_lookup,
+                                                                 self.a_lookup_more_src1,
+                                                                 self.a_lookup_more_dst),
+                                              *a_lookup)),
+                     kept.eq(self._planes_step(m, o_planes, *o_addrs)),
+                     took.eq(self.o_takes)]
 
     # --- I's view ------------------------------------------------------------------------------
 
