@@ -168,7 +168,7 @@ def run_program_rtl(program, config=None, max_instructions=10_000_000, tmem=None
     return result
 
 
-# --- small testbench helpers (tests/test_core*.py, bench/) ------------------------------------
+# --- small testbench helpers (tests/hdl/core/, bench/) --------------------------------------
 
 def poke_register(ctx, core, addr, value, swap_copy=None):
     """Backdoor: register ``addr`` = (x, y, z) in both read-port copies of the register memory,

@@ -2,8 +2,8 @@
 
     python -m sim.random_program SEED [--tmem-words N] [--omem-words N]
 
-prints the program of one seed, so that a failing seed of ``tests/test_core_random.py`` can be
-looked at (and run with ``python -m sim.exec``).
+prints the program of one seed, so that a failing seed of
+``tests/hdl/core/test_core_random.py`` can be looked at (and run with ``python -m sim.exec``).
 
 What a program contains (``random_program(seed)``):
 

@@ -1,11 +1,34 @@
-"""Shared pytest fixtures."""
-
-from pathlib import Path
+"""Shared pytest fixtures, and the order tests start in."""
 
 import pytest
 
-#: the original project's scene directories, next to the checkout (``/work/shared`` beside ``/work/main``)
-SCENES_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "scenes" / "theia-2010"
+from hdl.config import PRESET_NAMES, preset
+from tests.helpers import SCENES_DIR
+
+
+def _weight(item):
+    slow = item.get_closest_marker("slow")
+    return 0 if slow is None else slow.kwargs.get("weight", 1)
+
+
+def pytest_collection_modifyitems(items):
+    """The tests marked ``slow`` first, those of the largest ``weight`` (a rough size, relative)
+    before the others, the rest in collection order: parallel workers then do not end waiting
+    for a long test started last."""
+    items.sort(key=lambda item: -_weight(item))
+
+
+@pytest.fixture(scope="session", params=PRESET_NAMES)
+def preset_name(request):
+    """Each configuration preset that ships (hdl/config.py: full, default, ulx3s): a test that
+    takes this fixture, or ``core_config``, runs once on each."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def core_config(preset_name):
+    """The shader core of each preset (a ``hdl.config.CoreConfig``)."""
+    return preset(preset_name).core
 
 
 @pytest.fixture(scope="session")
