@@ -7,7 +7,7 @@ CCU2C half computes a xor (b xor subtract) in its LUT and takes ``subtract`` as 
 carry in, a + (b xor s) + s (what Yosys makes of its own ``$alu`` cell with a variable
 ``BI``/``CI``, which Amaranth cannot write). ``add_sub`` builds that chain from CCU2C
 primitives when the platform is an ECP5, and the plain expression otherwise (simulation, the
-Verilog export): ``tests/test_arith.py`` proves the two equal with Yosys.
+Verilog export): ``tests/hdl/lib/test_arith.py`` proves the two equal with Yosys.
 
 On the chain the control is a LUT input of every bit (fan-out = the width), after the first
 bit not on the carry path: a late ``subtract`` (the divider's non-restoring steps take it from
