@@ -7,7 +7,7 @@ Besides the engine model this module holds builders of FC words for the construc
 Mesa table (``fc_if``, ``fc_else``, ...) and for THEIA's jumps (``theia_branch``, ``theia_jmp``,
 ``theia_call``, ``theia_ret``). Programs to run on model and RTL (flat and structured, the
 lock-step interpreter, random programs) are in ``sim/fc_programs.py``. The lane states and
-error codes (``LaneState``, ``FcError``) are part of the ISA module, ``hdl/isa.py``.
+error codes (``LaneState``, ``FcError``) are part of the ISA tables, ``hdl/isa/r500.py``.
 
 Project decisions where §2 leaves room (each marked "decision" below):
 

@@ -203,7 +203,7 @@ def test_design_key_inputs():
                                      omem_words=OMEM_WORDS))
     assert design_key(Design(Core, lambda: 0)) is None
     sources = _source_closure("hdl.core.core")
-    assert {"hdl/core/core.py", "hdl/isa.py", "hdl/__init__.py"} <= set(sources)
+    assert {"hdl/core/core.py", "hdl/isa/theia.py", "hdl/isa/r500.py", "hdl/__init__.py"} <= set(sources)
     assert not any(path.startswith("tests/") for path in sources)
 
 
