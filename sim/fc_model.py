@@ -301,7 +301,8 @@ class FlowControl:
                     if l.state == A and wish[i]:
                         l.state, l.value = to, level
                 live = any(l.state == A or (l.state == BI and l.value < pop_cnt)
-                           or (to == BRK and l.state == CNT and l.value == level) for l in lane.values())
+                           or (to == BRK and l.state == CNT and l.value == level)
+                           for l in lane.values())
                 jump = jump and not live
                 if jump and to == BRK:
                     loop.pop()
