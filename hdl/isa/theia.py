@@ -18,6 +18,8 @@ __all__ = [
     "Instruction", "pack", "unpack", "encode_imm",
     "InstructionLayout", "VectorLayout",
     "Bank", "BANKS", "bank_of", "NUM_REGS", "VOID",
+    "BANK_CONFIG", "BANK_SWAP", "BANK_CONSTANT", "BANK_USER", "BANK_INTERNAL", "BANK_OUTPUT",
+    "reg", "RT_TRUE", "RT_FALSE",
     "REG_NAMES", "REG_BY_NAME", "REG_ALIASES", "reg_name",
     "SWIZZLES", "SWIZZLE_BY_NAME",
     "ENTRY_NAMES", "ENTRY_INDEX", "ORIGINAL_ENTRY_ADDRESSES",
