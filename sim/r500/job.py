@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware.program import AsmError
+from firmware.r500asm import load_program
 from hdl.isa import R500_TEMPS, R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
 from sim.r500 import fp32
 from sim.r500.quad import LANES, LaneInput, run_quad
@@ -26,8 +27,7 @@ TOP_KEYS = {"program", "constants", "bools", "int_consts", "samplers", "texture"
 PROGRAM_KEYS = {"path", "words", "start", "end"}
 SAMPLER_KEYS = {"base", "width", "height", "filter", "wrap"}
 LANE_KEYS = {"temps", "covered"}
-ASSEMBLY_SUFFIXES = {".asm"}
-WORD_FILE_SUFFIXES = {".inc", ".hex", ".bin"}
+PROGRAM_SUFFIXES = {".asm", ".inc", ".hex", ".bin"}
 
 
 class JobError(Exception):
@@ -132,27 +132,23 @@ class _Reader:
 
 
 def _program_file(reader, path, where):
+    """(words, END_ADDR) of an assembly or word file."""
+    if path.suffix.lower() not in PROGRAM_SUFFIXES:
+        reader.fail(where, f"{str(path)!r}: a program file is .asm, .inc, .hex or .bin")
     if not path.is_file():
         reader.fail(where, f"no file {str(path)!r}")
-    suffix = path.suffix.lower()
     try:
-        if suffix in ASSEMBLY_SUFFIXES:
-            from firmware.r500asm import assemble_file
-            return list(assemble_file(path))
-        if suffix in WORD_FILE_SUFFIXES:
-            from firmware.r500disasm import read_words
-            return list(read_words(path))
+        program = load_program(path)
     except AsmError as error:
         lines = str(error).splitlines() or ["assembly error"]
         more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
         reader.fail(where, lines[0] + more)
-    except OSError as error:
-        reader.fail(where, error.strerror or str(error))
-    reader.fail(where, f"unknown program file type {suffix!r} (.asm, .inc, .hex or .bin)")
+    return list(program.words), program.end_addr
 
 
 def _program(reader, value, base):
-    """(words, start, end) of the job's ``program``."""
+    """(words, start, end) of the job's ``program``; ``end`` defaults to the program's
+    END_ADDR (a word list's last instruction)."""
     start = end = None
     where = "program"
     if isinstance(value, dict):
@@ -166,9 +162,10 @@ def _program(reader, value, base):
         where = "program.path" if "path" in value else "program.words"
         value = value.get("path", value.get("words"))
     if isinstance(value, str):
-        words = _program_file(reader, base / value, where)
+        words, end_addr = _program_file(reader, base / value, where)
     elif isinstance(value, list):
         words = [reader.word(w, f"{where}[{i}]") for i, w in enumerate(value)]
+        end_addr = len(words) // R500_WORDS_PER_INSTRUCTION - 1
     else:
         reader.fail(where, "expected a path, a list of words or an object")
     count, rest = divmod(len(words), R500_WORDS_PER_INSTRUCTION)
@@ -176,7 +173,7 @@ def _program(reader, value, base):
         reader.fail(where, f"{len(words)} words: a program is 1 … {R500_MAX_INSTRUCTIONS} "
                            f"instructions of {R500_WORDS_PER_INSTRUCTION} words")
     start = 0 if start is None else start
-    end = count - 1 if end is None else end
+    end = end_addr if end is None else end
     if not start <= end < count:
         reader.fail("program", f"start {start} and end {end} must satisfy start <= end < "
                                f"{count} (the program's instructions)")
