@@ -34,6 +34,11 @@ _SRCP_NAMES = {code: name for name, code in SRCP_OPS.items()}
 _OPCODES = {"rgb": RgbOp, "alpha": AlphaOp}
 
 
+#: operands an opcode reads (A, B, C in order), printed even when they are the zero default
+_ARITY = {"SOP": 0, "DP": 0, "FRC": 1, "EX2": 1, "LN2": 1, "RCP": 1, "RSQ": 1, "SIN": 1,
+          "COS": 1, "DP3": 2, "DP4": 2, "MIN": 2, "MAX": 2}
+
+
 class _Unprintable(Exception):
     """The words hold something no assembly text says (they print as WORDS)."""
 
@@ -112,13 +117,13 @@ def _dests(f, unit, out_type):
     return dests, bool(u["wmask"] or u["omask"])
 
 
-def _operands(f, unit):
+def _operands(f, unit, arity):
     texts = []
     for k, sel, swiz, mod in INPUT_FIELDS[unit]:
         body = f"{SELS[f[k, sel]]}.{''.join(SWIZZLE_CHARS[f[k, s]] for s in swiz)}"
         texts.append(("", "-", "", "-")[f[k, mod]] + (f"|{body}|" if f[k, mod] & 2 else body))
         texts[-1] = (texts[-1], bool(f[k, sel] or f[k, mod] or any(f[k, s] for s in swiz)))
-    while texts and not texts[-1][1]:
+    while len(texts) > arity and not texts[-1][1]:
         texts.pop()
     return [text for text, _ in texts]
 
@@ -132,7 +137,7 @@ def _op(f, unit, out_type):
     omod = f[UNIT_FIELDS[unit]["omod"]]
     parts = [f"{d} =" for d in dests]
     parts += [NOOMOD] if omod == 7 else [f"{_OMOD_NAMES[omod]} *"] if omod else []
-    parts += [name] + _operands(f, unit)
+    parts += [name] + _operands(f, unit, _ARITY.get(name, 3))
     decided = name in ALPHA_ONLY or name in RGB_ONLY or masked
     return parts, decided
 

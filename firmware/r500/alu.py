@@ -98,6 +98,8 @@ def _parse_op(stream):
     if stream.at_word(*_UNIT_MARKS) and not stream.peek(1).is_punct("["):
         op.mark = _UNIT_MARKS[stream.next().text.upper()]
     while not (stream.at_word(*_ALL_OPCODES) or _at_omod(stream)):
+        if stream.peek().kind == "word" and not stream.peek(1).is_punct("["):
+            raise Problem(f"unknown opcode {stream.peek().text!r}", stream.peek())
         op.dests.append(_parse_dest(stream))
     if stream.at_word(NOOMOD):
         stream.next()

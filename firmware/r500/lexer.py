@@ -86,7 +86,10 @@ def _include(text, i, file, line, directory, including):
     newline = text.find("\n", j)
     if j >= len(text) or text[j] != '"' or end < 0 or (0 <= newline < end):
         _fail(file, line, '#include expects a quoted path on the same line: #include "path"')
-    path = directory / text[j + 1:end]
+    written = text[j + 1:end]
+    path = directory / written
+    if not path.is_file():
+        _fail(file, line, f'cannot include "{written}": no such file (looked for {path})')
     return end + 1, tokenize_file(path, _including=including, _site=(file, line))
 
 

@@ -45,7 +45,7 @@ def _register_operand(stream, inst, role):
 def _parse_tdests(stream, inst):
     first = None
     while not stream.at_word(*TEX_OPCODES) or stream.peek(1).is_punct("["):
-        stream.word("a destination temp[N].mask or a TEX opcode", "TEMP")
+        stream.word("a TEX tag, a destination temp[N].mask or a TEX opcode", "TEMP")
         address = parse_address(stream, "TEMP")
         if first is not None and address != first:
             raise Problem("the destinations of a TEX instruction must be one temporary",
