@@ -111,8 +111,8 @@ class _Reader:
             self.fail(where, "expected a number or a \"0x…\" string")
         try:
             number = float(value)
-        except OverflowError:
-            number = math.copysign(math.inf, value)
+        except OverflowError:           # an integer beyond binary64: an infinity
+            number = math.inf if value > 0 else -math.inf
         return fp32.flush(fp32.from_float(number))
 
     def vec4(self, value, where):
