@@ -4,7 +4,7 @@ EX2, LN2, RCP, RSQ, SIN and COS share one datapath, a piecewise quadratic interp
 fixed-point argument u in [0, 1) of ``input_bits`` bits is split into a segment index (its top
 ``INDEX_BITS`` bits) and the offset h below it; the segment's three coefficients give
 
-    y = C0 + ((C1 * h) >> s1) + ((C2 * t * t) >> s2),     t = h >> (offset bits - SQUARE_BITS)
+    y = C0 + ((C1 * h) >> s1) + ((C2 * (t * t >> d)) >> s2),   t = h >> (offset bits - SQUARE_BITS)
 
 with every shift a truncation, as the hardware drops the bits. y has ``RESULT_BITS`` fraction
 bits. Each function is a range reduction onto u, one table lookup and the interpolation, a
