@@ -4,7 +4,7 @@ EX2, LN2, RCP, RSQ, SIN and COS share one datapath, a piecewise quadratic interp
 fixed-point argument u in [0, 1) of ``input_bits`` bits is split into a segment index (its top
 ``INDEX_BITS`` bits) and the offset h below it; the segment's three coefficients give
 
-    y = C0 + ((C1 * h) >> s1) + ((C2 * t * t) >> s2),     t = h >> (offset bits - SQUARE_BITS)
+    y = C0 + ((C1 * h) >> s1) + ((C2 * (t * t >> d)) >> s2),   t = h >> (offset bits - SQUARE_BITS)
 
 with every shift a truncation, as the hardware drops the bits. y has ``RESULT_BITS`` fraction
 bits. Each function is a range reduction onto u, one table lookup and the interpolation, a
@@ -15,9 +15,9 @@ function      u (bits)                       g(u) in the table    result
 ============  =============================  ===================  =========================
 RCP           A's fraction (23)              2 / (1 + u)          g * 2^(-e-1)
 RSQ           e's parity, A's fraction (24)  2 / sqrt(1+2u) ...   g * 2^(-(e-parity)/2 - 1)
-EX2           A - floor(A) (25)              2^u                  g * 2^floor(A)
+EX2           fraction of round(A, 25 bits)  2^u                  g * 2^(whole part)
 LN2           A's fraction (23)              log2(1 + u)          e + g
-SIN, COS      quarter turn of A (24)         sin(pi/2 * u)        +-g by quadrant
+SIN, COS      A mod 1 in quadrants (2+24)    sin(pi/2 * u)        +-g by quadrant
 ============  =============================  ===================  =========================
 
 (A = m * 2^e, 1 <= m < 2.) The tables are fitted at import, deterministically, in ``decimal``
@@ -30,6 +30,7 @@ element-wise on NumPy int64 arrays as well, which makes exhaustive checks fast.
 """
 
 import decimal
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -247,11 +248,27 @@ def sine_of_turn(turn):
 
 # --- the operations on binary32 patterns -------------------------------------------------------
 
-def _finite_operand(x):
-    """x flushed, and what the special functions return for it when that does not depend on
-    the function: the canonical NaN for a NaN, else None."""
-    x = flush(x)
-    return x, (CANONICAL_NAN if is_nan(x) else None)
+def _special_values(at_zero, at_infinity):
+    """Wrap the function of a finite, nonzero (flushed) argument with what the others give: the
+    canonical NaN for a NaN, ``at_zero(sign)`` for a zero or subnormal, ``at_infinity(sign)``
+    for an infinity."""
+    def wrap(finite):
+        @functools.wraps(finite)
+        def function(x):
+            x = flush(x)
+            if is_nan(x):
+                return CANONICAL_NAN
+            if is_zero(x):
+                return at_zero(sign(x))
+            if is_inf(x):
+                return at_infinity(sign(x))
+            return finite(x)
+        return function
+    return wrap
+
+
+def _constant(pattern):
+    return lambda s: pattern
 
 
 def _signed_fixed(x, fraction_bits):
@@ -271,28 +288,16 @@ def _unbiased(x):
     return m - HIDDEN, e + FRACTION_BITS
 
 
+@_special_values(at_zero=infinity, at_infinity=signed_zero)
 def rcp(x):
     """1/A: +-0 -> +-inf, +-inf -> +-0."""
-    x, special = _finite_operand(x)
-    if special is not None:
-        return special
-    if is_zero(x):
-        return infinity(sign(x))
-    if is_inf(x):
-        return signed_zero(sign(x))
     fraction, e = _unbiased(x)
     return round_to_fp32(sign(x), int(rcp_significand(fraction)), -e - 1 - RESULT_BITS)
 
 
+@_special_values(at_zero=_constant(POS_INF), at_infinity=_constant(ZERO))
 def rsq(x):
     """1/sqrt(|A|): +-0 -> +inf, +-inf -> +0."""
-    x, special = _finite_operand(x)
-    if special is not None:
-        return special
-    if is_zero(x):
-        return POS_INF
-    if is_inf(x):
-        return ZERO
     fraction, e = _unbiased(x)
     parity = e & 1
     y = int(rsq_significand(parity, fraction))
@@ -303,14 +308,10 @@ def rsq(x):
 EX2_MAX, EX2_MIN = 128, -126
 
 
+@_special_values(at_zero=_constant(ONE), at_infinity=lambda s: ZERO if s else POS_INF)
 def ex2(x):
     """2^A: A >= 128 -> +inf, A < -126 -> +0; exact at integers."""
-    x, special = _finite_operand(x)
-    if special is not None:
-        return special
-    if is_zero(x):
-        return ONE
-    if is_inf(x) or abs_(x) >= 0x4380_0000:                 # |A| >= 256
+    if abs_(x) >= 0x4380_0000:                              # |A| >= 256
         return ZERO if sign(x) else POS_INF
     fixed = _signed_fixed(x, EX2_FRACTION_BITS)
     whole, fraction = fixed >> EX2_FRACTION_BITS, fixed & ((1 << EX2_FRACTION_BITS) - 1)
@@ -321,15 +322,9 @@ def ex2(x):
     return round_to_fp32(0, int(ex2_significand(fraction)), whole - RESULT_BITS)
 
 
+@_special_values(at_zero=_constant(NEG_INF), at_infinity=_constant(POS_INF))
 def ln2(x):
     """log2 |A|: +-0 -> -inf, +-inf -> +inf; exact at powers of two."""
-    x, special = _finite_operand(x)
-    if special is not None:
-        return special
-    if is_zero(x):
-        return NEG_INF
-    if is_inf(x):
-        return POS_INF
     fraction, e = _unbiased(x)
     total = (e << RESULT_BITS) + int(ln2_significand(fraction))
     return round_to_fp32(int(total < 0), abs(total), -RESULT_BITS)
@@ -343,22 +338,19 @@ def turn_fraction(x):
 
 
 def _sine(x, quarter_turns):
-    """sin(2 pi (A + quarter_turns / 4))."""
-    x, special = _finite_operand(x)
-    if special is not None:
-        return special
-    if is_inf(x):
-        return CANONICAL_NAN
+    """sin(2 pi (A + quarter_turns / 4)) of a finite, nonzero x."""
     turn = (turn_fraction(x) + (quarter_turns << (TURN_BITS - 2))) & ((1 << TURN_BITS) - 1)
     negative, magnitude = sine_of_turn(turn)
     return round_to_fp32(int(negative), int(magnitude), -RESULT_BITS)
 
 
+@_special_values(at_zero=_constant(ZERO), at_infinity=_constant(CANONICAL_NAN))
 def sin(x):
     """sin(2 pi A): +-inf -> NaN; +0, 1, +0, -1 at the quarter turns."""
     return _sine(x, 0)
 
 
+@_special_values(at_zero=_constant(ONE), at_infinity=_constant(CANONICAL_NAN))
 def cos(x):
     """cos(2 pi A) = sin(2 pi (A + 1/4)): +-inf -> NaN; 1, +0, -1, +0 at the quarter turns."""
     return _sine(x, 1)
