@@ -43,6 +43,11 @@ def load_program(path):
     return R500Program(words, len(words) // 6 - 1)
 
 
+def _error(message):
+    print(message, file=sys.stderr)
+    return 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m firmware.r500asm",
                                      description="Assemble an R500 fragment program.")
@@ -56,23 +61,19 @@ def main(argv=None):
     if fmt is None and args.output:
         fmt = Path(args.output).suffix.lower().lstrip(".")
         if fmt not in WORD_FORMATS:
-            print(f"{args.output}: unknown output format (name it .inc, .hex or .bin, or give "
-                  f"--format)", file=sys.stderr)
-            return 1
+            return _error(f"{args.output}: unknown output format (name it .inc, .hex or .bin, "
+                          f"or give --format)")
     try:
-        program = assemble_file(args.program)
+        data = format_words(assemble_file(args.program).words, fmt or "inc")
     except R500AsmError as e:
-        print(e, file=sys.stderr)
-        return 1
-    data = format_words(program.words, fmt or "inc")
+        return _error(e)
     if not args.output:
         sys.stdout.buffer.write(data)
-        return 0
-    try:
-        Path(args.output).write_bytes(data)
-    except OSError as e:
-        print(f"{args.output}: cannot write: {e.strerror}", file=sys.stderr)
-        return 1
+    else:
+        try:
+            Path(args.output).write_bytes(data)
+        except OSError as e:
+            return _error(f"{args.output}: cannot write: {e.strerror}")
     return 0
 
 

@@ -2,7 +2,8 @@
 never disagree. Codes come from ``hdl.isa`` (the one table); this module only names them."""
 
 from hdl.isa import (
-    US_CMN_INST, US_ALU_ADDR, US_ALU_RGB_INST, US_ALU_RGBA_INST, US_TEX_ADDR, US_TEX_ADDR_DXDY, US_ALU_ALPHA_INST, US_TEX_INST, US_FC_INST, US_FC_ADDR,
+    US_CMN_INST, US_ALU_ADDR, US_ALU_RGB_INST, US_ALU_ALPHA_INST, US_ALU_RGBA_INST, US_TEX_INST,
+    US_TEX_ADDR, US_TEX_ADDR_DXDY, US_FC_INST, US_FC_ADDR,
     AddrOp, AlphaOp, AluResultSel, BranchOp, Compare, FcOp, InstType, JumpFunc, PredSel, RgbOp,
     SrcpOp, TexOp,
 )

@@ -2,6 +2,7 @@
 control, errors and the CLI."""
 
 from pathlib import Path
+import re
 import subprocess
 import sys
 
@@ -313,3 +314,12 @@ def test_cli_error_exit(tmp_path):
     assert result.stderr == f"{bad}:2: missing ';' after 'rrr'\n"
     assert not (tmp_path / "x.inc").exists()
     assert run(DATA / "texture.asm", "-o", tmp_path / "x.txt").returncode == 1
+
+
+def test_docs_examples_assemble():
+    text = (REPO / "docs" / "r500-asm.md").read_text()
+    blocks = [b for b in re.findall(r"^```\w*\n(.*?)^```", text, re.S | re.M)
+              if b.startswith(("OUT", "ALU_WMASK"))]
+    assert len(blocks) == 2
+    for block in blocks:
+        assemble(block)
