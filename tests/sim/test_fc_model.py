@@ -227,13 +227,20 @@ def test_break_does_not_jump_over_continue_lanes():
     assert states(fc) == [A, (BRK, 1)]
 
 
-def test_uniform_continue_is_a_plain_jump():
-    consts = [int_const(3)]
+def in_loop_and_if(count, loop_end, taken, if_target):
+    """Four lanes past a LOOP of ``count`` iterations and an IF (no ELSE) the lanes in the mask
+    ``taken`` enter."""
     fc = FlowControl(4)
     fc.start(0)
-    fc.execute(*fc_loop(9, 0), int_consts=consts)
-    fc.set_alu_result(0b1111)
-    fc.execute(*fc_if(5, has_else=False))
+    fc.execute(*fc_loop(loop_end, 0), int_consts=[int_const(count)])
+    fc.set_alu_result(taken)
+    fc.execute(*fc_if(if_target, has_else=False))
+    return fc
+
+
+def test_uniform_continue_is_a_plain_jump():
+    consts = [int_const(3)]
+    fc = in_loop_and_if(3, 9, 0b1111, 5)
     assert fc.execute(*fc_continue(9, 1)) == (True, 9)
     assert states(fc) == [(CNT, 1)] * 4
     assert fc.execute(*fc_endloop(1, 0), int_consts=consts) == (True, 1)
@@ -319,12 +326,7 @@ def test_killed_lane_neither_votes_nor_changes_state():
 
 def test_killed_lanes_are_not_live_for_break():
     """BREAK jumps once every unkilled lane has left the iteration."""
-    consts = [int_const(4)]
-    fc = FlowControl(4)
-    fc.start(0)
-    fc.execute(*fc_loop(8, 0), int_consts=consts)
-    fc.set_alu_result(0b0011)
-    fc.execute(*fc_if(5, has_else=False))           # lanes 2, 3 wait at the ENDIF
+    fc = in_loop_and_if(4, 8, 0b0011, 5)            # lanes 2, 3 wait at the ENDIF
     fc.kill(0b1100)
     assert fc.execute(*fc_break(9, 1)) == (True, 9)
     assert fc.loop_stack == [] and states(fc) == [A, A, (BI, 0), (BI, 0)]
