@@ -4,6 +4,7 @@ which), 2 a malformed job or command line (one line on stderr)."""
 
 import argparse
 import json
+import os
 import sys
 
 from sim.r500.job import JobError, run_job
@@ -29,8 +30,17 @@ def main(argv=None):
     except JobError as error:
         print(f"python -m sim.r500: {error}", file=sys.stderr)
         return 2
-    print(format_answer(result))
+    _print_answer(format_answer(result))
     return status
+
+
+def _print_answer(text):
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        # the reader stopped early (e.g. ``| head``): nothing more to say, and no traceback
+        # when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def format_answer(result):
