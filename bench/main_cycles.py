@@ -27,9 +27,9 @@ import sys
 import time
 
 from hdl.config import PRESET_NAMES, preset
-from hdl.core.core import Core
 from hdl.isa import ENTRY_INDEX, NUM_REGS, BANK_OUTPUT, ONE, reg
-from sim.core_pysim import poke_code, poke_register, read_registers, run_routine, simulate
+from sim.core_pysim import (MemoryModel, core_under_test, poke_code, poke_register,
+                             read_registers, run_routine, simulate)
 from sim.errors import cli_errors
 
 ORIGINAL_CYCLES_PER_TEST = 272
@@ -94,10 +94,10 @@ def rtl_main_cycles(frame, cases, config):
     before, registers after) case; return the cycle counts, checking every register against
     the model's after each run."""
     scene = frame.scene
-    core = Core(frame.rom, config, tmem_words=len(frame.tmem),
-                omem_words=3 * scene.width * scene.height)
+    # (with its divider when it shares one, the other client idle)
+    core = core_under_test(frame.rom, config, tmem_words=len(frame.tmem),
+                           omem_words=3 * scene.width * scene.height)
     cycles = []
-    from sim.core_pysim import MemoryModel
     memories = MemoryModel(frame.tmem, omem_words=3 * scene.width * scene.height)
 
     async def testbench(ctx):
