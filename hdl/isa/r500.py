@@ -11,9 +11,20 @@ from amaranth.lib import data
 
 __all__ = [
     "WordFormat", "US_CMN_INST", "US_ALU_ALPHA_INST", "US_FC_INST", "US_FC_ADDR", "US_ALU_ADDR",
-    "US_ALU_RGB_INST", "US_ALU_RGBA_INST", "US_TEX_INST", "US_TEX_ADDR", "US_INT_CONST",
+    "US_ALU_RGB_INST", "US_ALU_RGBA_INST", "US_TEX_INST", "US_TEX_ADDR", "US_TEX_ADDR_DXDY",
+    "US_INT_CONST",
     "InstType", "FcOp", "AddrOp", "BranchOp", "PredSel", "JumpFunc", "LaneState", "FcError",
+    "RgbOp", "AlphaOp", "TexOp", "Swizzle", "Mod", "SrcpOp", "Omod", "Compare", "Sel",
+    "AluResultSel",
+    "R500_TEMPS", "R500_CONSTS", "R500_MAX_INSTRUCTIONS", "R500_WORDS_PER_INSTRUCTION",
 ]
+
+# --- resources (r500-us.md §1) ---------------------------------------------------------------
+
+R500_TEMPS = 128                    # vec4 temporaries per pixel
+R500_CONSTS = 256                   # vec4 constants
+R500_MAX_INSTRUCTIONS = 512         # instruction memory
+R500_WORDS_PER_INSTRUCTION = 6      # inst0 ... inst5
 
 
 # --- R500 "US" instruction words (r500-us.md §1; used by the flow-control stack engine) ----
@@ -106,6 +117,13 @@ US_TEX_ADDR = WordFormat("US_TEX_ADDR", [
     ("DST_ADDR_REL", 23, 23), ("DST_R_SWIZ", 25, 24), ("DST_G_SWIZ", 27, 26),
     ("DST_B_SWIZ", 29, 28), ("DST_A_SWIZ", 31, 30),
 ])
+#: inst3 of a TEX instruction (§3.5); read for nothing by this project's core
+US_TEX_ADDR_DXDY = WordFormat("US_TEX_ADDR_DXDY", [
+    ("DX_ADDR", 6, 0), ("DX_ADDR_REL", 7, 7), ("DX_S_SWIZ", 9, 8), ("DX_T_SWIZ", 11, 10),
+    ("DX_R_SWIZ", 13, 12), ("DX_Q_SWIZ", 15, 14), ("DY_ADDR", 22, 16),
+    ("DY_ADDR_REL", 23, 23), ("DY_S_SWIZ", 25, 24), ("DY_T_SWIZ", 27, 26),
+    ("DY_R_SWIZ", 29, 28), ("DY_Q_SWIZ", 31, 30),
+])
 US_INT_CONST = WordFormat("US_INT_CONST", [("KR", 7, 0), ("KG", 15, 8), ("KB", 23, 16)])
 
 
@@ -158,6 +176,117 @@ class JumpFunc(IntEnum):
     NOT_PRED = 0x33
     BOOL = 0xAA
     NOT_BOOL = 0x55
+
+
+# --- ALU and TEX opcodes and operand codes (r500-us.md §3.2-3.5, §5.2) ------------------------
+
+class RgbOp(IntEnum):
+    """US_ALU_RGBA_INST.RGB_OP; 6 and 13-15 are illegal."""
+    MAD = 0
+    DP3 = 1
+    DP4 = 2
+    D2A = 3
+    MIN = 4
+    MAX = 5
+    CND = 7
+    CMP = 8
+    FRC = 9
+    SOP = 10
+    MDH = 11
+    MDV = 12
+
+
+class AlphaOp(IntEnum):
+    """US_ALU_ALPHA_INST.ALPHA_OP; 4 is illegal."""
+    MAD = 0
+    DP = 1
+    MIN = 2
+    MAX = 3
+    CND = 5
+    CMP = 6
+    FRC = 7
+    EX2 = 8
+    LN2 = 9
+    RCP = 10
+    RSQ = 11
+    SIN = 12
+    COS = 13
+    MDH = 14
+    MDV = 15
+
+
+class TexOp(IntEnum):
+    """US_TEX_INST.INST; 7 is illegal."""
+    NOP = 0
+    LD = 1
+    TEXKILL = 2
+    PROJ = 3
+    LODBIAS = 4
+    LOD = 5
+    DXDY = 6
+
+
+class Swizzle(IntEnum):
+    """An ALU input channel's SWIZ code (TEX swizzles use R … A only)."""
+    R = 0
+    G = 1
+    B = 2
+    A = 3
+    ZERO = 4
+    HALF = 5
+    ONE = 6
+    UNUSED = 7      # reads 0.0
+
+
+class Mod(IntEnum):
+    """An ALU input's MOD: sign-bit operations."""
+    NOP = 0
+    NEG = 1
+    ABS = 2
+    NAB = 3         # -|x|
+
+
+class SrcpOp(IntEnum):
+    """SRCP_OP of US_ALU_RGB_ADDR / US_ALU_ALPHA_ADDR."""
+    NEG2 = 0        # 1 - 2*src0
+    SUB = 1         # src1 - src0
+    ADD = 2         # src1 + src0
+    NEG = 3         # 1 - src0
+
+
+class Omod(IntEnum):
+    """OMOD of US_ALU_RGB_INST / US_ALU_ALPHA_INST: a multiply by a power of two."""
+    MUL1 = 0
+    MUL2 = 1
+    MUL4 = 2
+    MUL8 = 3
+    DIV2 = 4
+    DIV4 = 5
+    DIV8 = 6
+    DISABLE = 7     # neither OMOD nor clamp
+
+
+class Compare(IntEnum):
+    """``result ? 0`` for an ALU instruction's TARGET used as a predicate update and for
+    ALU_RESULT_OP."""
+    EQ = 0
+    LT = 1
+    GE = 2
+    NE = 3
+
+
+class Sel(IntEnum):
+    """An ALU input's SEL: a source slot or the pre-subtract slot."""
+    SRC0 = 0
+    SRC1 = 1
+    SRC2 = 2
+    SRCP = 3
+
+
+class AluResultSel(IntEnum):
+    """US_CMN_INST.ALU_RESULT_SEL: which unit's result sets ``alu_result``."""
+    RED = 0
+    ALPHA = 1
 
 
 # --- flow-control stack engine state (r500-us.md §2; hdl/core/fc_engine.py, sim/fc_model.py) ---
