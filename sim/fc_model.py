@@ -13,7 +13,7 @@ Project decisions where §2 leaves room (each marked "decision" below):
 
 * ``pred`` is 4 bits per lane, R = bit 0, G = bit 1, B = bit 2, A = bit 3 (the order of
   RGB_OMASK's bits plus ALPHA_OMASK). RGB_PRED_INV inverts the selected predicate, also for
-  PRED_SEL NONE (which then gives 1). PRED_SEL 6 and 7 act as NONE.
+  PRED_SEL NONE (which then gives 1).
 * A lane's wish is a function of its own alu_result/pred and the boolean, whatever its state;
   the ACTIVE mask decides who votes and who is affected (so ENDLOOP's "wishes recomputed for the
   lanes now ACTIVE" is just a new voter set).
@@ -22,7 +22,15 @@ Project decisions where §2 leaves room (each marked "decision" below):
 * "Nobody live" for CONTINUE does not count CONTINUE(level) lanes (they wait at the ENDLOOP the
   CONTINUE jumps to); for BREAKLOOP/BREAKREP it does (the ENDLOOP they wait at is skipped).
 * ENDLOOP, ENDREP, BREAKLOOP, BREAKREP and CONTINUE with an empty loop stack are a loop-stack
-  underflow (they name a loop that does not exist). A_OP 3 and B_OP 3 act as NONE.
+  underflow (they name a loop that does not exist).
+* The engine executes only legal FC words: A_OP 3, B_OP0/B_OP1 3 (and inst0's RGB_PRED_SEL 6/7)
+  make an illegal instruction (§3.6), which the instruction decoder in front of the engine
+  rejects before executing anything (``illegal_fc_fields`` names the field; the R500 model calls
+  it; THEIA never emits such words). Given one anyway, the engine treats the field as NONE and
+  PRED_SEL 6/7 as NONE, as the RTL does.
+* A killed lane (§3.5 TEXKILL, ``kill``) is neither live nor a voter and never changes state:
+  steps 1-5 skip it, and it updates no alu_result or predicate. The instruction limit (§3.6) is
+  the sequencer's: the engine only executes the instructions it is given.
 * ENDLOOP adds KB to the top entry's aL; ``aL`` reads the topmost LOOP-kind entry's aL.
 * When an instruction raises, the engine state is left as it was before the instruction.
 """
@@ -34,13 +42,14 @@ from hdl.isa import (LaneState, FcError, US_FC_INST, US_FC_ADDR, US_INT_CONST,
                      FcOp as FcOpcode, AddrOp, BranchOp, PredSel, JumpFunc)
 
 __all__ = [
-    "LaneState", "FcError", "FlowControlError", "FcAddr", "LoopEntry", "FlowControl",
+    "LaneState", "FcError", "ERROR_TEXT", "FlowControlError", "FcAddr", "LoopEntry", "FlowControl",
     "fc_inst", "fc_if", "fc_else", "fc_endif", "fc_loop", "fc_rep", "fc_endloop", "fc_endrep",
     "fc_break", "fc_continue", "fc_call", "fc_ret",
     "theia_branch", "theia_jmp", "theia_call", "theia_ret", "int_const", "select_int_const",
+    "illegal_fc_fields",
 ]
 
-_ERROR_TEXT = {
+ERROR_TEXT = {
     FcError.ADDR_OVERFLOW: "address stack overflow",
     FcError.ADDR_UNDERFLOW: "address stack underflow",
     FcError.LOOP_OVERFLOW: "loop stack overflow",
@@ -55,7 +64,7 @@ class FlowControlError(Exception):
     def __init__(self, code, pc, detail=""):
         self.code = FcError(code)
         self.pc = pc
-        text = f"flow-control error at PC {pc:#06x}: {_ERROR_TEXT[self.code]}"
+        text = f"flow-control error at PC {pc:#06x}: {ERROR_TEXT[self.code]}"
         super().__init__(f"{text} ({detail})" if detail else text)
 
 
@@ -135,6 +144,7 @@ class FlowControl:
         self.code_offset = code_offset & self.pc_mask
         self.covered = [1] * self.lanes if covered is None else _bits(covered, self.lanes)
         self.lane = [Lane() for _ in range(self.lanes)]
+        self.killed = [0] * self.lanes
         self.alu_result = [0] * self.lanes
         self.pred = [0] * self.lanes
         self.loop_stack = []
@@ -152,24 +162,44 @@ class FlowControl:
                 return entry.aL
         return 0
 
+    def _moves(self, i):
+        """Lane i takes part in the group's decisions and updates: ACTIVE and not killed."""
+        return self.lane[i].state == LaneState.ACTIVE and not self.killed[i]
+
     def active_mask(self):
-        """Bit i set when lane i is ACTIVE: the write enables of the instruction at ``pc``."""
-        return sum(1 << i for i, lane in enumerate(self.lane) if lane.state == LaneState.ACTIVE)
+        """Bit i set when lane i is ACTIVE and not killed: the write enables of the instruction
+        at ``pc``."""
+        return sum(1 << i for i in range(self.lanes) if self._moves(i))
+
+    def killed_mask(self):
+        return sum(1 << i for i in range(self.lanes) if self.killed[i])
+
+    def kill(self, lane_bits):
+        """TEXKILL: the lanes set in ``lane_bits`` (int mask or sequence) are killed for the rest
+        of the program; their flow-control state stays as it is."""
+        for i, bit in enumerate(_bits(lane_bits, self.lanes)):
+            self.killed[i] |= bit
+
+    def all_active(self):
+        """Every lane that is not killed is ACTIVE (the condition under which LAST ends)."""
+        return all(self.killed[i] or self.lane[i].state == LaneState.ACTIVE
+                   for i in range(self.lanes))
 
     def set_alu_result(self, lane_bits):
-        """An ALU instruction's per-lane alu_result (int mask or sequence); ACTIVE lanes only."""
+        """An ALU instruction's per-lane alu_result (int mask or sequence); ACTIVE, unkilled
+        lanes only."""
         for i, bit in enumerate(_bits(lane_bits, self.lanes)):
-            if self.lane[i].state == LaneState.ACTIVE:
+            if self._moves(i):
                 self.alu_result[i] = bit
 
     def set_pred(self, lane_preds, write_mask=0xF):
         """Per-lane 4-bit predicates (R = bit 0 ... A = bit 3); only the bits in ``write_mask``
-        (an int for all lanes, or one per lane) are written, only in ACTIVE lanes."""
+        (an int for all lanes, or one per lane) are written, only in ACTIVE, unkilled lanes."""
         if len(lane_preds) != self.lanes:
             raise ValueError(f"expected {self.lanes} lane predicates, got {len(lane_preds)}")
         masks = [write_mask] * self.lanes if isinstance(write_mask, int) else list(write_mask)
         for i, (value, mask) in enumerate(zip(lane_preds, masks)):
-            if self.lane[i].state == LaneState.ACTIVE:
+            if self._moves(i):
                 self.pred[i] = (self.pred[i] & ~mask | value & mask) & 0xF
 
     def advance(self):
@@ -206,14 +236,16 @@ class FlowControl:
         a = fc_addr_word if isinstance(fc_addr_word, FcAddr) else FcAddr.from_word(fc_addr_word)
         pc = self.pc
         op = FcOpcode(f["OP"])
-        lane = [l.copy() for l in self.lane]            # committed only if nothing raises
+        # the lanes that take part (killed lanes keep their state); committed only if nothing
+        # raises
+        lane = {i: l.copy() for i, l in enumerate(self.lane) if not self.killed[i]}
         loop = [LoopEntry(e.count, e.aL, e.kind) for e in self.loop_stack]
         A, BI, BRK, CNT = (LaneState.ACTIVE, LaneState.BRANCH_INACTIVE, LaneState.BREAK,
                            LaneState.CONTINUE)
 
         # 1. B_ELSE: ACTIVE <-> BRANCH_INACTIVE(0), simultaneously
         if f["B_ELSE"]:
-            for l in lane:
+            for l in lane.values():
                 if l.state == A:
                     l.state, l.value = BI, 0
                 elif l.state == BI and l.value == 0:
@@ -225,7 +257,7 @@ class FlowControl:
 
         # 3. decision among the voters
         def decide():
-            voters = [i for i, l in enumerate(lane)
+            voters = [i for i, l in lane.items()
                       if l.state == A and (self.covered[i] or not f["IGNORE_UNCOVERED"])]
             if f["JUMP_ANY"]:
                 return any(wish[i] for i in voters)
@@ -249,7 +281,7 @@ class FlowControl:
                 raise FlowControlError(FcError.LOOP_UNDERFLOW, pc, f"{op.name} outside any loop")
             level = len(loop)
             if op in (FcOpcode.ENDLOOP, FcOpcode.ENDREP):
-                for l in lane:
+                for l in lane.values():
                     if l.state == CNT and l.value == level:
                         l.state, l.value = A, 0
                 jump = decide()
@@ -262,24 +294,25 @@ class FlowControl:
                     jump = False
                 if not jump:
                     loop.pop()
-                    self._release(lane, BRK, level)
+                    self._release(lane.values(), BRK, level)
             else:
                 to = BRK if op in (FcOpcode.BREAKLOOP, FcOpcode.BREAKREP) else CNT
-                for i, l in enumerate(lane):
+                for i, l in lane.items():
                     if l.state == A and wish[i]:
                         l.state, l.value = to, level
                 live = any(l.state == A or (l.state == BI and l.value < pop_cnt)
-                           or (to == BRK and l.state == CNT and l.value == level) for l in lane)
+                           or (to == BRK and l.state == CNT and l.value == level)
+                           for l in lane.values())
                 jump = jump and not live
                 if jump and to == BRK:
                     loop.pop()
-                    self._release(lane, BRK, level)
+                    self._release(lane.values(), BRK, level)
 
         # 5. branch counters
         bop = f["B_OP1"] if jump else f["B_OP0"]
         if bop == BranchOp.INCR:
             limit = (1 << self.counter_bits) - 1
-            for i, l in enumerate(lane):
+            for i, l in lane.items():
                 if l.state == BI:
                     if l.value >= limit:
                         raise FlowControlError(FcError.COUNTER_OVERFLOW, pc,
@@ -288,7 +321,7 @@ class FlowControl:
                 elif l.state == A and wish[i] != jump:
                     l.state, l.value = BI, 0
         elif bop == BranchOp.DECR:
-            for l in lane:
+            for l in lane.values():
                 if l.state == BI:
                     if l.value < pop_cnt:
                         l.state, l.value = A, 0
@@ -312,14 +345,24 @@ class FlowControl:
             next_pc = pc + 1
         next_pc &= self.pc_mask
 
-        self.lane, self.loop_stack, self.addr_stack, self.pc = lane, loop, addr, next_pc
+        self.lane = [lane.get(i, l) for i, l in enumerate(self.lane)]
+        self.loop_stack, self.addr_stack, self.pc = loop, addr, next_pc
         return jump, next_pc
 
     @staticmethod
-    def _release(lane, state, level):
-        for l in lane:
+    def _release(lanes, state, level):
+        for l in lanes:
             if l.state == state and l.value == level:
                 l.state, l.value = LaneState.ACTIVE, 0
+
+
+def illegal_fc_fields(fc_inst_word):
+    """Which field makes a US_FC_INST word illegal (§3.6: A_OP 3, B_OP0/B_OP1 3), or None."""
+    f = US_FC_INST.unpack(fc_inst_word)
+    for name in ("A_OP", "B_OP0", "B_OP1"):
+        if f[name] == 3:
+            return f"{name} 3"
+    return None
 
 
 def select_int_const(int_consts, index):

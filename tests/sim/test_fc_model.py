@@ -15,6 +15,7 @@ from sim.fc_model import (
     FlowControlError, FcAddr, FlowControl,
     fc_inst, fc_if, fc_else, fc_endif, fc_loop, fc_rep, fc_endloop, fc_endrep, fc_break,
     fc_continue, fc_call, fc_ret, theia_branch, theia_jmp, theia_call, theia_ret, int_const,
+    illegal_fc_fields,
 )
 from sim.fc_programs import (FcOp, AluOp, FlatProgram, run_lockstep, compile_program, run_lane,
                              random_program)
@@ -226,13 +227,20 @@ def test_break_does_not_jump_over_continue_lanes():
     assert states(fc) == [A, (BRK, 1)]
 
 
-def test_uniform_continue_is_a_plain_jump():
-    consts = [int_const(3)]
+def in_loop_and_if(count, loop_end, taken, if_target):
+    """Four lanes past a LOOP of ``count`` iterations and an IF (no ELSE) the lanes in the mask
+    ``taken`` enter."""
     fc = FlowControl(4)
     fc.start(0)
-    fc.execute(*fc_loop(9, 0), int_consts=consts)
-    fc.set_alu_result(0b1111)
-    fc.execute(*fc_if(5, has_else=False))
+    fc.execute(*fc_loop(loop_end, 0), int_consts=[int_const(count)])
+    fc.set_alu_result(taken)
+    fc.execute(*fc_if(if_target, has_else=False))
+    return fc
+
+
+def test_uniform_continue_is_a_plain_jump():
+    consts = [int_const(3)]
+    fc = in_loop_and_if(3, 9, 0b1111, 5)
     assert fc.execute(*fc_continue(9, 1)) == (True, 9)
     assert states(fc) == [(CNT, 1)] * 4
     assert fc.execute(*fc_endloop(1, 0), int_consts=consts) == (True, 1)
@@ -291,6 +299,53 @@ def test_alu_and_pred_writes_only_in_active_lanes():
     assert fc.pred == [0x0, 0x7, 0, 0]
     fc.start(3)
     assert (fc.alu_result, fc.pred, fc.active_mask(), fc.pc) == ([0] * 4, [0] * 4, 0xF, 3)
+
+
+# --- killed lanes (§3.5 TEXKILL) ---------------------------------------------------------------
+
+def test_killed_lane_neither_votes_nor_changes_state():
+    """A killed lane keeps its state through IF/ELSE/ENDIF and B_ELSE, does not vote (here it is
+    the only lane that would veto the jump) and takes no alu_result or predicate update."""
+    fc = FlowControl(4)
+    fc.start(0)
+    fc.set_alu_result(0b0011)
+    fc.execute(*fc_if(10))                          # lanes 2, 3 go BRANCH_INACTIVE(0)
+    fc.kill(0b1001)                                 # lane 0 ACTIVE, lane 3 inactive: both killed
+    assert fc.active_mask() == 0b0010 and fc.killed_mask() == 0b1001
+    fc.set_alu_result(0b0000)
+    fc.set_pred([0xF] * 4)
+    assert fc.alu_result == [1, 0, 0, 0] and fc.pred == [0, 0xF, 0, 0]
+    assert fc.execute(*fc_else(20)) == (False, 2)   # lane 2 runs the else-branch
+    assert states(fc) == [A, (BI, 0), A, (BI, 0)]   # lanes 0 and 3 unchanged
+    assert not fc.all_active()
+    fc.execute(*fc_endif(3))
+    assert states(fc) == [A, A, A, (BI, 0)] and fc.all_active()
+    fc.set_alu_result(0b0000)                       # live lanes 1, 2 all want to skip
+    assert fc.execute(*fc_if(9, has_else=False)) == (True, 9)
+
+
+def test_killed_lanes_are_not_live_for_break():
+    """BREAK jumps once every unkilled lane has left the iteration."""
+    fc = in_loop_and_if(4, 8, 0b0011, 5)            # lanes 2, 3 wait at the ENDIF
+    fc.kill(0b1100)
+    assert fc.execute(*fc_break(9, 1)) == (True, 9)
+    assert fc.loop_stack == [] and states(fc) == [A, A, (BI, 0), (BI, 0)]
+
+
+def test_all_killed_group_jumps_with_no_voters():
+    fc = FlowControl(4)
+    fc.start(0)
+    fc.kill(0b1111)
+    assert fc.all_active() and fc.active_mask() == 0
+    assert fc.execute(*fc_if(7)) == (True, 7)       # JUMP_ANY = 0 with no voters: jump
+    assert states(fc) == [A] * 4
+
+
+@pytest.mark.parametrize("field", ["A_OP", "B_OP0", "B_OP1"])
+def test_illegal_fc_fields(field):
+    assert illegal_fc_fields(fc_if(3)[0]) is None
+    word = fc_if(3)[0] & ~US_FC_INST.pack(**{field: 3}) | US_FC_INST.pack(**{field: 3})
+    assert illegal_fc_fields(word) == f"{field} 3"
 
 
 # --- errors ----------------------------------------------------------------------------------

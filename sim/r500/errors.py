@@ -1,0 +1,48 @@
+"""The errors that stop a quad (r500-us.md §3.6), with the texts of §4.3."""
+
+from enum import Enum
+
+from hdl.isa import FcError
+from sim.fc_model import ERROR_TEXT, FlowControlError
+
+__all__ = ["QuadErrorCode", "QuadError"]
+
+
+class QuadErrorCode(Enum):
+    """Each code's value is the text an answer's ``"error"`` starts with."""
+    ILLEGAL_INSTRUCTION = "illegal instruction"
+    BAD_TEMPORARY = "bad temporary address"
+    SAMPLER_NOT_SET_UP = "sampler not set up"
+    PC_OUTSIDE = "PC outside the program"
+    INSTRUCTION_LIMIT = "instruction limit"
+    ADDR_OVERFLOW = ERROR_TEXT[FcError.ADDR_OVERFLOW]
+    ADDR_UNDERFLOW = ERROR_TEXT[FcError.ADDR_UNDERFLOW]
+    LOOP_OVERFLOW = ERROR_TEXT[FcError.LOOP_OVERFLOW]
+    LOOP_UNDERFLOW = ERROR_TEXT[FcError.LOOP_UNDERFLOW]
+    COUNTER_OVERFLOW = ERROR_TEXT[FcError.COUNTER_OVERFLOW]
+
+    @classmethod
+    def from_fc(cls, fc_error):
+        return cls(ERROR_TEXT[FcError(fc_error)])
+
+
+class QuadError(Exception):
+    """A quad stopped: ``code`` (QuadErrorCode) at instruction ``pc``. Raised without a PC by
+    the parts that execute one instruction; the sequencer adds it (``at``)."""
+
+    def __init__(self, code, pc=None, detail=""):
+        self.code = QuadErrorCode(code)
+        self.pc = pc
+        self.detail = detail
+        super().__init__(str(self))
+
+    def at(self, pc):
+        return QuadError(self.code, pc, self.detail)
+
+    @classmethod
+    def from_flow_control(cls, error: FlowControlError):
+        return cls(QuadErrorCode.from_fc(error.code), error.pc)
+
+    def __str__(self):
+        where = "" if self.pc is None else f" at PC {self.pc}"
+        return f"{self.code.value}{where}" + (f" ({self.detail})" if self.detail else "")
