@@ -73,6 +73,9 @@ class Scene:
     texture_size: int
     user_code: list[int] | None = None
     creg: int | None = None
+    #: an R500 fragment program that shades the hits in place of PIXELSHADER
+    #: (sim.r500.shading.R500Shading; r500-us.md §4.2); a scene directory cannot hold one
+    shader: "R500Shading | None" = None
 
     @property
     def width(self):
