@@ -136,13 +136,14 @@ def render_model(scene, rom, cores=1, jobs=None, **limits):
             routines[name] = routines.get(name, 0) + n
     results.sort(key=lambda r: r.band)
     if scene.shader is not None:
-        routines[R500_ROUTINE] = _shade(scene, records, omem, limits)
+        routines[R500_ROUTINE] = _shade(scene, records, omem, jobs, limits)
     return omem, results, routines
 
 
-def _shade(scene, records, omem, limits):
+def _shade(scene, records, omem, jobs, limits):
     """Run the scene's R500 program over the recorded pixels; its instruction count."""
     try:
-        return shade(scene.shader, texture_memory(scene, limits), records, omem, scene.width, scene.height).instructions
+        return shade(scene.shader, texture_memory(scene, limits), records, omem, scene.width,
+                     scene.height, jobs).instructions
     except ShadingError as e:
         raise RenderError(str(e)) from None

@@ -6,6 +6,7 @@ per-band sequence then records every pixel after PSU2 instead of running PIXELSH
 (§4.1) and stores render target 0's colour in the output memory.
 """
 
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from hdl.isa import R500_WORDS_PER_INSTRUCTION
@@ -78,27 +79,21 @@ def quad_pixels(width, height):
             yield [(i + dx, j + dy) for dx, dy in LANE_OFFSETS]
 
 
-def _store_colour(omem, record, lane):
-    """Render target 0's .rgb as output words, unless the lane was killed or wrote no channel
-    of it (the pixel then keeps what the output memory holds)."""
+def _colour_words(record, lane):
+    """(output index, word) of render target 0's .rgb, or nothing if the lane was killed or
+    wrote no channel of it (the pixel then keeps what the output memory holds)."""
     colour = None if lane.killed else lane.outputs.get(COLOUR_TARGET)
     if colour is None:
-        return
-    for at, value in zip(record.output, colour[:3]):
-        omem[at] = fp32.to_byte(value) << BYTE_SHIFT
+        return []
+    return [(at, fp32.to_byte(value) << BYTE_SHIFT) for at, value in zip(record.output, colour)]
 
 
-def shade(shading, texture, records, omem, width, height):
-    """Run ``shading``'s program on every quad of the image that holds a recorded pixel
-    (``PixelRecord``s; a lane without one is uncovered) and write the colours into ``omem``.
-    Returns ShadingStats; a quad error raises ShadingError."""
-    pixels = {(r.x, r.y): r for r in records if 0 <= r.x < width and 0 <= r.y < height}
+def _run_quads(shading, texture, quads):
+    """Run the program on ``quads`` ((positions, records) pairs); returns ({output index:
+    word}, ShadingStats). Raises ShadingError at the first quad that stops."""
     quad = shading.quad(texture)
-    stats = ShadingStats()
-    for positions in quad_pixels(width, height):
-        lanes = [pixels.get(p) for p in positions]
-        if not any(lanes):
-            continue
+    writes, stats = {}, ShadingStats()
+    for positions, lanes in quads:
         inputs = [LaneInput(lane_temps(r)) if r else LaneInput(uncovered_temps(*p), False)
                   for p, r in zip(positions, lanes)]
         result = quad.run(inputs)
@@ -110,5 +105,34 @@ def shade(shading, texture, records, omem, width, height):
                                f"{result.error}")
         for record, lane in zip(lanes, result.lanes):
             if record is not None:
-                _store_colour(omem, record, lane)
+                writes.update(_colour_words(record, lane))
+    return writes, stats
+
+
+def shade(shading, texture, records, omem, width, height, jobs=1):
+    """Run ``shading``'s program on every quad of the image that holds a recorded pixel
+    (``PixelRecord``s; a lane without one is uncovered) and write the colours into ``omem``.
+    Quads are independent: with ``jobs`` > 1 they are shared out over as many processes.
+    Returns ShadingStats; a quad error raises ShadingError (the first quad in image order)."""
+    pixels = {(r.x, r.y): r for r in records if 0 <= r.x < width and 0 <= r.y < height}
+    quads = []
+    for positions in quad_pixels(width, height):
+        lanes = [pixels.get(p) for p in positions]
+        if any(lanes):
+            quads.append((positions, lanes))
+    parts = max(1, min(jobs, len(quads)))
+    size = -(-len(quads) // parts)
+    chunks = [quads[k:k + size] for k in range(0, len(quads), size)]
+    if len(chunks) > 1:
+        with ProcessPoolExecutor(max_workers=len(chunks)) as pool:
+            outcomes = list(pool.map(_run_quads, [shading] * len(chunks),
+                                     [texture] * len(chunks), chunks))
+    else:
+        outcomes = [_run_quads(shading, texture, chunk) for chunk in chunks]
+    stats = ShadingStats()
+    for writes, part in outcomes:
+        for at, word in writes.items():
+            omem[at] = word
+        stats.quads += part.quads
+        stats.instructions += part.instructions
     return stats
