@@ -46,14 +46,6 @@ class R500Shading:
     max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
     source: str = "R500 program"
 
-    @classmethod
-    def from_file(cls, path, **settings):
-        """The program of an assembly (.asm) or word file (.inc, .hex, .bin), with END_ADDR
-        from the file; ``settings`` are the other fields. Raises firmware.program.AsmError."""
-        from firmware.r500asm import load_program
-        program = load_program(path)
-        return cls(list(program.words), end=program.end_addr, source=str(path), **settings)
-
     @property
     def instructions(self):
         return len(self.program) // R500_WORDS_PER_INSTRUCTION

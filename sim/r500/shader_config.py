@@ -1,0 +1,131 @@
+"""An R500 program and its host state from files: the ``[shader]`` section of a scene
+description, a constants file, the shaders of ``firmware/r500_shaders`` by name
+(docs/r500-shading.md).
+
+Values follow the quad job's rules (r500-us.md §4.3): a number is rounded to the nearest
+binary32, a string "0x…" is the exact bit pattern; indices are table keys ("3" in JSON, a bare
+``3`` in TOML). Every problem is a SceneError of one line naming the file and the key.
+"""
+
+import json
+import tomllib
+from pathlib import Path
+
+from hdl.isa import R500_CONSTS
+from sim.r500.job import INT_CONSTS, SAMPLERS, WORD_LIMIT, _program_file, _Reader, _sampler
+from sim.r500.shading import DEFAULT_MAX_INSTRUCTIONS, R500Shading
+from sim.r500.tex import FILTERS, WRAPS
+from sim.scene import SceneError
+
+__all__ = ["SHADER_DIR", "SHADER_KEYS", "shader_path", "load_constants", "shading_from_table",
+           "load_shading"]
+
+#: the project's own shaders, which ``--shader NAME`` finds by name
+SHADER_DIR = Path(__file__).resolve().parents[2] / "firmware" / "r500_shaders"
+SHADER_KEYS = {"program", "constants", "bools", "int_consts", "samplers", "max_instructions"}
+
+
+class _Values(_Reader):
+    """The job's value checks, failing with a SceneError that names ``path``."""
+
+    def __init__(self, path):
+        super().__init__(str(path))
+        self.path = path
+
+    def fail(self, where, problem):
+        raise SceneError(self.path, f"{where}: {' '.join(str(problem).split())}")
+
+
+def shader_path(name):
+    """The program file ``name`` names: a path, or the stem of a shader in SHADER_DIR
+    (``lit`` is firmware/r500_shaders/lit.asm)."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    own = SHADER_DIR / f"{name}.asm"
+    if own.is_file():
+        return own
+    names = ", ".join(sorted(p.stem for p in SHADER_DIR.glob("*.asm")))
+    raise SceneError(path, f"no such program file, nor a shader of that name ({names})")
+
+
+def _read_table(path):
+    """The top-level table of a .json or .toml file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError(path, "file not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SceneError(path, f"cannot read: {e}") from None
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except json.JSONDecodeError as e:
+        raise SceneError(path, f"invalid JSON: {e.msg} (line {e.lineno})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SceneError(path, f"invalid TOML: {e}") from None
+    if not isinstance(data, dict):
+        raise SceneError(path, "expected a table/object at the top level")
+    return data
+
+
+def _constants(values, table, where):
+    return values.index_map(table, where, R500_CONSTS, values.vec4)
+
+
+def load_constants(path):
+    """{index: [r, g, b, a] words} of a constants file: a JSON object or a TOML table of
+    index -> four values."""
+    return _constants(_Values(path), _read_table(path), "constants")
+
+
+def _checked_sampler(values, value, where, texture_words):
+    """A sampler that is set up over the scene's texture (a scene states its samplers, so a
+    sampler that is not set up is a mistake in the file, not a quad error)."""
+    sampler = _sampler(values, value, where)
+    for key, names in (("filter", FILTERS), ("wrap", WRAPS)):
+        if getattr(sampler, key) not in names:
+            values.fail(f"{where}.{key}", f"{getattr(sampler, key)!r} is not one of "
+                                          f"{', '.join(names)}")
+    if not sampler.is_set_up(texture_words):
+        values.fail(where, f"needs power-of-two width and height and every texel inside the "
+                           f"scene's {texture_words} texture words")
+    return sampler
+
+
+def shading_from_table(table, path, texture_words):
+    """The R500Shading of a scene's ``[shader]`` table read from the file ``path`` (program
+    and constants file names are relative to it)."""
+    values = _Values(path)
+    values.object(table, "shader", SHADER_KEYS)
+    if "program" not in table:
+        values.fail("shader.program", "missing (the program file, relative to the scene)")
+    if not isinstance(table["program"], str):
+        values.fail("shader.program", "expected a file name")
+    base = Path(path).parent
+    words, end = _program_file(values, base / table["program"], "shader.program")
+    constants = table.get("constants", {})
+    if isinstance(constants, str):
+        constants = load_constants(base / constants)
+    else:
+        constants = _constants(values, constants, "shader.constants")
+    return R500Shading(
+        words, end=end, constants=constants,
+        bools=values.word(table.get("bools", 0), "shader.bools"),
+        int_consts=values.index_map(table.get("int_consts", {}), "shader.int_consts",
+                                    INT_CONSTS, values.word),
+        samplers=values.index_map(
+            table.get("samplers", {}), "shader.samplers", SAMPLERS,
+            lambda v, at: _checked_sampler(values, v, at, texture_words)),
+        max_instructions=values.integer(table.get("max_instructions", DEFAULT_MAX_INSTRUCTIONS),
+                                        "shader.max_instructions", 1, WORD_LIMIT),
+        source=str(base / table["program"]))
+
+
+def load_shading(program, constants=None):
+    """The R500Shading of ``--shader PROGRAM [--constants FILE]``: a program file or the name
+    of one of ours, no booleans, integer constants or samplers."""
+    path = shader_path(program)
+    words, end = _program_file(_Values(path), path, "program")
+    return R500Shading(words, end=end, source=str(path),
+                       constants=load_constants(constants) if constants else {})
