@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdl.isa import ONE, MASK32
+from sim.r500.shader_config import shading_from_table
 from sim.scene import Scene, SceneError, save_scene
 
 __all__ = [
@@ -38,7 +39,7 @@ LIGHT_INFO = (0, ONE, 0)
 CREG_TEXTURE = 0b010
 
 DESCRIPTION_KEYS = {"mesh", "texture", "camera", "window_min", "window_max", "resolution",
-                    "bands", "transform", "diffuse", "name"}
+                    "bands", "transform", "diffuse", "name", "shader"}
 TRANSFORM_KEYS = {"scale", "rotate", "translate"}
 
 
@@ -182,6 +183,8 @@ class SceneDescription:
     translate: tuple[float, float, float] = (0.0, 0.0, 0.0)
     diffuse: tuple[float, float, float] = (1.0, 1.0, 1.0)
     name: str = ""
+    #: the [shader] table as read (sim/r500/shader_config.py checks it), None without one
+    shader: dict | None = None
     lines: dict = field(default_factory=dict, repr=False)
 
 
@@ -277,7 +280,7 @@ def load_description(path):
         rotate=vector("transform.rotate", transform.get("rotate", [0, 0, 0]), 3),
         translate=vector("transform.translate", transform.get("translate", [0, 0, 0]), 3),
         diffuse=vector("diffuse", data.get("diffuse", [1, 1, 1]), 3),
-        name=str(data.get("name", path.stem)), lines=lines)
+        name=str(data.get("name", path.stem)), shader=data.get("shader"), lines=lines)
     if camera[2] == 0:
         fail("camera", "z must not be 0: the projection window is the plane z = 0 and the "
                        "camera looks through it")
@@ -405,8 +408,12 @@ def import_scene(path, resolution=None, bands=None):
     corners = [tuple(map(signed, tri[i])) for tri in triangles for i in (0, 2, 4)]
     aabb = tuple(tuple(pick(c[k] for c in corners) & MASK32 for k in range(3))
                  for pick in (min, max))
+    shader = None
+    if d.shader is not None:
+        shader = shading_from_table(d.shader, d.path, len(texture))
     return Scene(name=d.name, config=config, bands=band_rows, aabb=aabb, triangles=triangles,
-                 texture=texture, texture_size=size, user_code=None, creg=CREG_TEXTURE)
+                 texture=texture, texture_size=size, user_code=None, creg=CREG_TEXTURE,
+                 shader=shader)
 
 
 # ---------------------------------------------------------------------------------------------
