@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdl.isa import ONE, MASK32
-from sim.r500.shader_config import shading_from_table
 from sim.scene import Scene, SceneError, save_scene
 
 __all__ = [
-    "Mesh", "SceneDescription", "load_obj", "load_texture", "load_description", "import_scene",
+    "Mesh", "SceneDescription", "load_obj", "load_texture", "read_settings", "load_description",
+    "import_scene",
     "to_q", "split_bands", "main",
 ]
 
@@ -202,8 +202,9 @@ def _key_lines(text):
     return lines
 
 
-def load_description(path):
-    """Read and check a TOML (.toml) or JSON (.json) scene description."""
+def read_settings(path):
+    """(the top-level table, the text) of a JSON (.json) or else TOML file; a file that cannot
+    be read or parsed, or is not a table, is a SceneError."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -223,6 +224,13 @@ def load_description(path):
             raise SceneError(path, f"invalid TOML: {e}") from None
     if not isinstance(data, dict):
         raise SceneError(path, "expected a table/object of settings at the top level")
+    return data, text
+
+
+def load_description(path):
+    """Read and check a TOML (.toml) or JSON (.json) scene description."""
+    path = Path(path)
+    data, text = read_settings(path)
     lines = _key_lines(text)
 
     def fail(key, problem):
@@ -410,6 +418,7 @@ def import_scene(path, resolution=None, bands=None):
                  for pick in (min, max))
     shader = None
     if d.shader is not None:
+        from sim.r500.shader_config import shading_from_table     # it reads settings from here
         shader = shading_from_table(d.shader, d.path, len(texture))
     return Scene(name=d.name, config=config, bands=band_rows, aabb=aabb, triangles=triangles,
                  texture=texture, texture_size=size, user_code=None, creg=CREG_TEXTURE,

@@ -7,8 +7,6 @@ binary32, a string "0x…" is the exact bit pattern; indices are table keys ("3"
 ``3`` in TOML). Every problem is a SceneError of one line naming the file and the key.
 """
 
-import json
-import tomllib
 from pathlib import Path
 
 from hdl.isa import R500_CONSTS
@@ -16,6 +14,7 @@ from sim.r500.job import INT_CONSTS, SAMPLERS, WORD_LIMIT, _program_file, _Reade
 from sim.r500.shading import DEFAULT_MAX_INSTRUCTIONS, R500Shading
 from sim.r500.tex import FILTERS, WRAPS
 from sim.scene import SceneError
+from sim.scene_import import read_settings
 
 __all__ = ["SHADER_DIR", "SHADER_KEYS", "shader_path", "load_constants", "shading_from_table",
            "load_shading"]
@@ -49,26 +48,6 @@ def shader_path(name):
     raise SceneError(path, f"no such program file, nor a shader of that name ({names})")
 
 
-def _read_table(path):
-    """The top-level table of a .json or .toml file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SceneError(path, "file not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SceneError(path, f"cannot read: {e}") from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except json.JSONDecodeError as e:
-        raise SceneError(path, f"invalid JSON: {e.msg} (line {e.lineno})") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SceneError(path, f"invalid TOML: {e}") from None
-    if not isinstance(data, dict):
-        raise SceneError(path, "expected a table/object at the top level")
-    return data
-
-
 def _constants(values, table, where):
     return values.index_map(table, where, R500_CONSTS, values.vec4)
 
@@ -76,7 +55,7 @@ def _constants(values, table, where):
 def load_constants(path):
     """{index: [r, g, b, a] words} of a constants file: a JSON object or a TOML table of
     index -> four values."""
-    return _constants(_Values(path), _read_table(path), "constants")
+    return _constants(_Values(path), read_settings(path)[0], "constants")
 
 
 def _checked_sampler(values, value, where, texture_words):

@@ -267,11 +267,15 @@ def test_texture_words_and_errors(tmp_path):
 def test_description_errors(tmp_path, edit, message):
     toml = QUAD_TOML.replace(*edit)
     assert toml != QUAD_TOML
-    path = quad_scene(tmp_path, toml=toml)
+    assert message in import_error(quad_scene(tmp_path, toml=toml))
+
+
+def import_error(path):
+    """The one-line message of the SceneError that importing ``path`` raises."""
     with pytest.raises(SceneError) as info:
         import_scene(path)
-    assert message in str(info.value)
     assert "\n" not in str(info.value)
+    return str(info.value)
 
 
 def test_description_error_names_the_line(tmp_path):
@@ -370,17 +374,12 @@ def test_shader_section_errors(tmp_path, edit, message):
     toml = SHADER_TOML.replace(*edit)
     assert toml != SHADER_TOML
     path = shader_scene(tmp_path, toml)
-    with pytest.raises(SceneError) as info:
-        import_scene(path)
-    text = str(info.value)
-    assert text.startswith(f"{path}: "), text
-    assert message in text and "\n" not in text
+    text = import_error(path)
+    assert text.startswith(f"{path}: ") and message in text, text
 
 
 def test_shader_program_errors_are_one_line(tmp_path):
     path = shader_scene(tmp_path)
     write(tmp_path / "shade.asm", "OUT : out[0].rgb = MAX src0.rgb src0.rgb\n: FOO ;\n: BAR ;\n")
-    with pytest.raises(SceneError) as info:
-        import_scene(path)
-    assert str(info.value).startswith(f"{path}: shader.program: ")
-    assert "\n" not in str(info.value) and "more)" in str(info.value)
+    text = import_error(path)
+    assert text.startswith(f"{path}: shader.program: ") and "more)" in text
