@@ -9,7 +9,7 @@ binary32, a string "0x…" is the exact bit pattern; indices are table keys ("3"
 
 from pathlib import Path
 
-from hdl.isa import R500_CONSTS
+from hdl.isa import R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
 from sim.r500.job import INT_CONSTS, SAMPLERS, WORD_LIMIT, _program_file, _Reader, _sampler
 from sim.r500.shading import DEFAULT_MAX_INSTRUCTIONS, R500Shading
 from sim.r500.tex import FILTERS, WRAPS
@@ -32,7 +32,8 @@ class _Values(_Reader):
         self.path = path
 
     def fail(self, where, problem):
-        raise SceneError(self.path, f"{where}: {' '.join(str(problem).split())}")
+        problem = " ".join(str(problem).split())
+        raise SceneError(self.path, f"{where}: {problem}" if where else problem)
 
 
 def shader_path(name):
@@ -46,6 +47,16 @@ def shader_path(name):
         return own
     names = ", ".join(sorted(p.stem for p in SHADER_DIR.glob("*.asm")))
     raise SceneError(path, f"no such program file, nor a shader of that name ({names})")
+
+
+def _program(values, path, where):
+    """(words, END_ADDR) of a program file, which must hold 1 … 512 instructions."""
+    words, end = _program_file(values, path, where)
+    count = len(words) // R500_WORDS_PER_INSTRUCTION
+    if not 0 < count <= R500_MAX_INSTRUCTIONS:
+        values.fail(where, f"{path}: {count} instructions (a program has 1 … "
+                           f"{R500_MAX_INSTRUCTIONS})")
+    return words, end
 
 
 def _constants(values, table, where):
@@ -82,7 +93,7 @@ def shading_from_table(table, path, texture_words):
     if not isinstance(table["program"], str):
         values.fail("shader.program", "expected a file name")
     base = Path(path).parent
-    words, end = _program_file(values, base / table["program"], "shader.program")
+    words, end = _program(values, base / table["program"], "shader.program")
     constants = table.get("constants", {})
     if isinstance(constants, str):
         constants = load_constants(base / constants)
@@ -103,8 +114,9 @@ def shading_from_table(table, path, texture_words):
 
 def load_shading(program, constants=None):
     """The R500Shading of ``--shader PROGRAM [--constants FILE]``: a program file or the name
-    of one of ours, no booleans, integer constants or samplers."""
+    of one of ours, no booleans, integer constants or samplers. Problems in the program are
+    SceneErrors that start ``--shader: ``."""
     path = shader_path(program)
-    words, end = _program_file(_Values(path), path, "program")
+    words, end = _program(_Values("--shader"), path, "")
     return R500Shading(words, end=end, source=str(path),
                        constants=load_constants(constants) if constants else {})

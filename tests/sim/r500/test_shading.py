@@ -278,11 +278,13 @@ def test_cli_shader_and_constants_files(tmp_path):
     (["--constants", "c.toml"], ["--constants", "no R500 program"]),
     (["--shader", "nosuch"], ["nosuch", "lit", "passthrough"]),
     (["--shader", "lit", "--constants", "bad.toml"], ["bad.toml", "constants[\"3\"][1]"]),
+    (["--shader", "bad.asm"], ["--shader", "bad.asm:2: unknown opcode 'FOO'"]),
 ])
 def test_cli_errors_are_one_line(tmp_path, args, words):
     (tmp_path / "c.toml").write_text("0 = [1, 1, 1, 1]\n")
     (tmp_path / "bad.toml").write_text('3 = [1, "red", 1, 1]\n')
-    args = [str(tmp_path / a) if a.endswith(".toml") else a for a in args]
+    (tmp_path / "bad.asm").write_text("-- a typo\nOUT : out[0].rgb = FOO ;\n")
+    args = [str(tmp_path / a) if a.endswith((".toml", ".asm")) else a for a in args]
     line = one_line_error(sim_render("demo", *args, "--out", tmp_path / "x.png"))
     assert all(w in line for w in words), line
     assert not (tmp_path / "x.png").exists()
