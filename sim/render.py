@@ -32,8 +32,8 @@ def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=No
     from hdl.config import preset
     config = config or preset("default")
     if engine == "rtl" and scene.shader is not None:
-        raise ValueError("the rtl engine has no R500 shader stage yet: render a scene with an "
-                         "R500 program with --engine model")
+        from sim.r500.shading import no_r500_stage
+        raise ValueError(no_r500_stage("rtl engine"))
     start = time.monotonic()
     if engine == "model":
         from sim.sequencer import render_model

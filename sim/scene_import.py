@@ -451,6 +451,9 @@ def main(argv=None):
         print(f"{args.out}: {scene.width}x{scene.height}, {len(scene.bands)} bands, "
               f"{len(scene.triangles)} triangles, {scene.texture_size}x{scene.texture_size} "
               f"texture", file=sys.stderr)
+        if scene.shader is not None:
+            print(f"{args.out}: the [shader] section is not written (a scene directory holds "
+                  f"no R500 program: give it to sim.render with --shader)", file=sys.stderr)
     return 0
 
 

@@ -288,3 +288,10 @@ def test_cli_errors_are_one_line(tmp_path, args, words):
     line = one_line_error(sim_render("demo", *args, "--out", tmp_path / "x.png"))
     assert all(w in line for w in words), line
     assert not (tmp_path / "x.png").exists()
+
+
+def test_the_board_refuses_a_scene_with_a_program(tmp_path):
+    from boards.host import main
+    with pytest.raises(SystemExit) as info:
+        main(["demo-lit", "--port", str(tmp_path / "no-port"), "--out", str(tmp_path / "x.png")])
+    assert "board has no R500 shader stage" in str(info.value)
