@@ -1,5 +1,6 @@
 """sim/scene_import.py: OBJ + PNG + TOML/JSON to a theia-2010 scene (docs/scene-import.md)."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -383,3 +384,13 @@ def test_shader_program_errors_are_one_line(tmp_path):
     write(tmp_path / "shade.asm", "OUT : out[0].rgb = MAX src0.rgb src0.rgb\n: FOO ;\n: BAR ;\n")
     text = import_error(path)
     assert text.startswith(f"{path}: shader.program: ") and "more)" in text
+
+
+def test_example_with_a_shader_section():
+    """examples/cube/cube-lit.toml: cube.toml's scene, lit by lit.asm."""
+    lit = import_scene(EXAMPLE.with_name("cube-lit.toml"), resolution=(8, 8))
+    plain = import_scene(EXAMPLE, resolution=(8, 8))
+    assert lit.shader.source.endswith("firmware/r500_shaders/lit.asm")
+    assert sorted(lit.shader.constants) == [0, 1, 2, 3]
+    assert dataclasses.replace(lit, shader=None, name="cube") == plain
+    assert not np.array_equal(render(lit), render(plain))
