@@ -190,6 +190,9 @@ def main(argv=None):
     from sim.image import write_png
     try:
         scene = load_any_scene(args.scene)
+        if scene.shader is not None:
+            from sim.r500.shading import no_r500_stage
+            raise SceneError(args.scene, no_r500_stage("board"))
         config = preset(args.config)
         config.check_fits(scene)
         client = HostLinkClient(SerialTransport(args.port, args.baud))

@@ -21,14 +21,17 @@ import math
 from hdl.isa import ONE, MASK32
 from sim.scene import Scene
 
-__all__ = ["demo_scene", "q", "CAMERA", "WINDOW_MIN", "WINDOW_MAX"]
+__all__ = ["demo_scene", "demo_lit_scene", "q", "CAMERA", "WINDOW_MIN", "WINDOW_MAX", "LIGHT",
+           "LIT_CONSTANTS"]
 
 CAMERA = (0.0, 3.0, 10.0)
 WINDOW_MIN = (-4.0, -4.0)
 WINDOW_MAX = (4.0, 4.0)
 FLOOR_Y = -2.0
-LIGHT = (-0.45, 0.8, 0.55)         # towards the light; only used to choose face brightness
+LIGHT = (-0.45, 0.8, 0.55)         # towards the light: the baked brightness, and lit.asm's c0
 BRIGHTNESS = (1.0, 0.78, 0.58, 0.42)
+#: lit.asm's constants for demo-lit, in firmware/r500_shaders (its c0 is LIGHT)
+LIT_CONSTANTS = "lit-demo.toml"
 
 
 def q(x):
@@ -110,8 +113,11 @@ def _normalise(a):
     return tuple(x / m for x in a)
 
 
-def _level(corners):
-    """Brightness level 0 (lit) .. 3 (dark) of a planar face from its normal and LIGHT."""
+def _level(corners, baked):
+    """Brightness level 0 (lit) .. 3 (dark) of a planar face from its normal and LIGHT; always
+    0 without ``baked`` lighting."""
+    if not baked:
+        return 0
     n = _normalise(_cross(_sub(corners[1], corners[0]), _sub(corners[2], corners[0])))
     centre = tuple(sum(c) / len(corners) for c in zip(*corners))
     if sum(a * b for a, b in zip(n, _sub(CAMERA, centre))) < 0:
@@ -132,7 +138,7 @@ def _quad(corners, uv_rect):
     return [_triangle(a, ta, b, tb, c, tc), _triangle(a, ta, c, tc, d, td)]
 
 
-def _cube(size, centre, half_side, yaw_degrees):
+def _cube(size, centre, half_side, yaw_degrees, baked):
     cx, cy, cz = centre
     s, c = math.sin(math.radians(yaw_degrees)), math.cos(math.radians(yaw_degrees))
 
@@ -147,11 +153,11 @@ def _cube(size, centre, half_side, yaw_degrees):
     triangles = []
     for face in faces:
         corners = [corner(i) for i in face]
-        triangles += _quad(corners, _region(size, "cube", _level(corners)))
+        triangles += _quad(corners, _region(size, "cube", _level(corners, baked)))
     return triangles
 
 
-def _pyramid(size, base_centre, half_base, height, yaw_degrees):
+def _pyramid(size, base_centre, half_base, height, yaw_degrees, baked):
     bx, by, bz = base_centre
     apex = (bx, by + height, bz)
     s, c = math.sin(math.radians(yaw_degrees)), math.cos(math.radians(yaw_degrees))
@@ -161,15 +167,16 @@ def _pyramid(size, base_centre, half_base, height, yaw_degrees):
     triangles = []
     for i in range(4):
         p0, p1 = base[i], base[(i + 1) % 4]
-        u0, v0, u1, v1 = _region(size, "pyramid", _level([p0, p1, apex]))
+        u0, v0, u1, v1 = _region(size, "pyramid", _level([p0, p1, apex], baked))
         triangles.append(_triangle(p0, (u0, v0), p1, (u1, v0), apex, ((u0 + u1) / 2, v1)))
     return triangles
 
 
-def demo_scene(size=128, bands=4, texture_size=128):
+def demo_scene(size=128, bands=4, texture_size=128, baked_lighting=True):
     """The demo scene at size x size pixels split into `bands` horizontal strips of whole rows
     (the last strip takes any remainder), with a texture_size x texture_size texture. 28
-    triangles (sky, floor, two cubes, a pyramid), all in front of the camera."""
+    triangles (sky, floor, two cubes, a pyramid), all in front of the camera. Without
+    ``baked_lighting`` every face shows its brightest tiles, for a program that lights them."""
     if size < 1 or not 1 <= bands <= size:
         raise ValueError(f"need 1 <= bands <= size, got size={size}, bands={bands}")
     if texture_size < 16 or texture_size & (texture_size - 1):
@@ -195,9 +202,9 @@ def demo_scene(size=128, bands=4, texture_size=128):
              (-10.0, FLOOR_Y, -14.0)]
     sky = [(-13.0, -2.5, -14.0), (13.0, -2.5, -14.0), (13.0, 8.0, -14.0), (-13.0, 8.0, -14.0)]
     triangles = (_quad(sky, _region(ts, "sky")) + _quad(floor, _region(ts, "floor"))
-                 + _cube(ts, (-1.2, FLOOR_Y + 1.5, -2.0), 1.5, 35.0)
-                 + _pyramid(ts, (3.2, FLOOR_Y, -5.5), 1.6, 3.4, 20.0)
-                 + _cube(ts, (-5.0, FLOOR_Y + 0.75, -7.0), 0.75, -20.0))
+                 + _cube(ts, (-1.2, FLOOR_Y + 1.5, -2.0), 1.5, 35.0, baked_lighting)
+                 + _pyramid(ts, (3.2, FLOOR_Y, -5.5), 1.6, 3.4, 20.0, baked_lighting)
+                 + _cube(ts, (-5.0, FLOOR_Y + 0.75, -7.0), 0.75, -20.0, baked_lighting))
 
     def signed(w):
         return w - (1 << 32) if w & 0x8000_0000 else w
@@ -208,3 +215,13 @@ def demo_scene(size=128, bands=4, texture_size=128):
     return Scene(name="demo", config=config, bands=band_rows, aabb=aabb,
                  triangles=triangles, texture=_texture(ts), texture_size=ts,
                  user_code=None, creg=0b010)
+
+
+def demo_lit_scene(**kwargs):
+    """``demo-lit``: the demo scene (``kwargs`` as ``demo_scene``'s) without baked lighting,
+    lit by the R500 program firmware/r500_shaders/lit.asm with the constants of LIT_CONSTANTS."""
+    from sim.r500.shader_config import SHADER_DIR, load_shading
+    scene = demo_scene(baked_lighting=False, **kwargs)
+    scene.name = "demo-lit"
+    scene.shader = load_shading("lit", SHADER_DIR / LIT_CONSTANTS)
+    return scene

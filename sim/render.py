@@ -3,9 +3,13 @@
 SCENE is a theia-2010 scene directory, a .toml/.json scene description or ``demo``, the
 built-in demo scene (``sim.scene.load_any_scene``). The image is written as PPM in the
 reference layout (first row = y 0) or as PNG the right way up.
+
+``--shader PROG [--constants FILE]`` shades the hits with an R500 fragment program in place of
+THEIA's PIXELSHADER (docs/r500-shading.md); the model runs it, the RTL has no R500 stage yet.
 """
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -27,6 +31,9 @@ def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=No
     from firmware.rom import default_rom
     from hdl.config import preset
     config = config or preset("default")
+    if engine == "rtl" and scene.shader is not None:
+        from sim.r500.shading import no_r500_stage
+        raise ValueError(no_r500_stage("rtl engine"))
     start = time.monotonic()
     if engine == "model":
         from sim.sequencer import render_model
@@ -111,6 +118,17 @@ class ProgressBar:
             self.stream.flush()
 
 
+def shading_for(scene, program=None, constants=None):
+    """The R500 program of ``--shader``/``--constants``: ``program`` replaces the scene's own
+    (with ``constants`` or none); ``constants`` alone replaces the constants of the scene's."""
+    from sim.r500.shader_config import load_constants, load_shading
+    if program:
+        return load_shading(program, constants)
+    if scene.shader is None:
+        raise ValueError(f"--constants: scene '{scene.name}' has no R500 program (give --shader)")
+    return dataclasses.replace(scene.shader, constants=load_constants(constants))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m sim.render", description=__doc__.splitlines()[0])
     parser.add_argument("scene", help=SCENE_ARGUMENT_HELP)
@@ -129,6 +147,13 @@ def main(argv=None):
     parser.add_argument("--stats", help="write render statistics as JSON to this file")
     parser.add_argument("--vcd", help="pysim backend only: write a waveform file")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--shader",
+                        help="shade the hits with this R500 program in place of PIXELSHADER: "
+                             "a .asm/.inc/.hex/.bin file or one of ours by name (passthrough, "
+                             "lit, discard in firmware/r500_shaders); model only")
+    parser.add_argument("--constants",
+                        help="the R500 program's constants: a .json or .toml file of index = "
+                             "[r, g, b, a] (numbers or \"0x...\" bit patterns)")
     args = parser.parse_args(argv)
     with cli_errors("sim.render"):
         if args.cores is not None and args.cores < 1:
@@ -142,6 +167,8 @@ def main(argv=None):
             raise SystemExit("sim.render: --vcd needs --engine rtl --backend pysim")
         from sim.image import output_to_rgb, write_image
         scene = load_any_scene(args.scene)
+        if args.shader or args.constants:
+            scene.shader = shading_for(scene, args.shader, args.constants)
         progress = None
         if args.engine == "rtl" and not args.quiet:
             progress = ProgressBar(scene.width * scene.height)
@@ -156,9 +183,12 @@ def main(argv=None):
                 progress.close()
         write_image(args.out, output_to_rgb(omem, scene.width, scene.height,
                                             pixels=stats["output"] == "pixels"))
+        from sim.sequencer import R500_ROUTINE
         cycles = f", {stats['cycles']:,} cycles" if stats.get("cycles") else ""
+        r500 = stats.get("routine_instructions", {}).get(R500_ROUTINE)
+        r500 = f", {r500:,} R500 instructions" if r500 is not None else ""
         print(f"{args.out}: {scene.width}x{scene.height}, {stats['pixels']} pixels, "
-              f"{stats['instructions']:,} instructions{cycles}, {stats['wall_s']} s",
+              f"{stats['instructions']:,} instructions{r500}{cycles}, {stats['wall_s']} s",
               file=sys.stderr)
         if args.stats:
             with open(args.stats, "w") as f:

@@ -73,6 +73,9 @@ class Scene:
     texture_size: int
     user_code: list[int] | None = None
     creg: int | None = None
+    #: an R500 fragment program that shades the hits in place of PIXELSHADER
+    #: (sim.r500.shading.R500Shading; r500-us.md §4.2); a scene directory cannot hold one
+    shader: "R500Shading | None" = None
 
     @property
     def width(self):
@@ -275,16 +278,20 @@ def load_scene(directory):
 
 #: the scene argument of every tool that loads one with ``load_any_scene``
 SCENE_ARGUMENT_HELP = ("scene directory (theia-2010 format), a .toml/.json scene description, "
-                       "or 'demo'")
+                       "'demo', or 'demo-lit' (the demo lit by an R500 program)")
 
 
 def load_any_scene(name):
     """The scene ``name`` names (SCENE_ARGUMENT_HELP): ``demo`` is the built-in demo scene, a
     .toml/.json path a scene description (docs/scene-import.md), anything else a scene
-    directory. Problems raise SceneError."""
+    directory. ``demo-lit`` is the demo scene shaded by an R500 program (docs/r500-shading.md).
+    Problems raise SceneError."""
     if name == "demo":
         from sim.demo_scene import demo_scene
         return demo_scene()
+    if name == "demo-lit":
+        from sim.demo_scene import demo_lit_scene
+        return demo_lit_scene()
     if str(name).lower().endswith((".toml", ".json")):
         from sim.scene_import import import_scene
         return import_scene(name)

@@ -22,7 +22,8 @@ from hdl.isa import ONE, MASK32
 from sim.scene import Scene, SceneError, save_scene
 
 __all__ = [
-    "Mesh", "SceneDescription", "load_obj", "load_texture", "load_description", "import_scene",
+    "Mesh", "SceneDescription", "load_obj", "load_texture", "read_settings", "load_description",
+    "import_scene",
     "to_q", "split_bands", "main",
 ]
 
@@ -38,7 +39,7 @@ LIGHT_INFO = (0, ONE, 0)
 CREG_TEXTURE = 0b010
 
 DESCRIPTION_KEYS = {"mesh", "texture", "camera", "window_min", "window_max", "resolution",
-                    "bands", "transform", "diffuse", "name"}
+                    "bands", "transform", "diffuse", "name", "shader"}
 TRANSFORM_KEYS = {"scale", "rotate", "translate"}
 
 
@@ -182,6 +183,8 @@ class SceneDescription:
     translate: tuple[float, float, float] = (0.0, 0.0, 0.0)
     diffuse: tuple[float, float, float] = (1.0, 1.0, 1.0)
     name: str = ""
+    #: the [shader] table as read (sim/r500/shader_config.py checks it), None without one
+    shader: dict | None = None
     lines: dict = field(default_factory=dict, repr=False)
 
 
@@ -199,8 +202,9 @@ def _key_lines(text):
     return lines
 
 
-def load_description(path):
-    """Read and check a TOML (.toml) or JSON (.json) scene description."""
+def read_settings(path):
+    """(the top-level table, the text) of a JSON (.json) or else TOML file; a file that cannot
+    be read or parsed, or is not a table, is a SceneError."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -220,6 +224,13 @@ def load_description(path):
             raise SceneError(path, f"invalid TOML: {e}") from None
     if not isinstance(data, dict):
         raise SceneError(path, "expected a table/object of settings at the top level")
+    return data, text
+
+
+def load_description(path):
+    """Read and check a TOML (.toml) or JSON (.json) scene description."""
+    path = Path(path)
+    data, text = read_settings(path)
     lines = _key_lines(text)
 
     def fail(key, problem):
@@ -277,7 +288,7 @@ def load_description(path):
         rotate=vector("transform.rotate", transform.get("rotate", [0, 0, 0]), 3),
         translate=vector("transform.translate", transform.get("translate", [0, 0, 0]), 3),
         diffuse=vector("diffuse", data.get("diffuse", [1, 1, 1]), 3),
-        name=str(data.get("name", path.stem)), lines=lines)
+        name=str(data.get("name", path.stem)), shader=data.get("shader"), lines=lines)
     if camera[2] == 0:
         fail("camera", "z must not be 0: the projection window is the plane z = 0 and the "
                        "camera looks through it")
@@ -405,8 +416,13 @@ def import_scene(path, resolution=None, bands=None):
     corners = [tuple(map(signed, tri[i])) for tri in triangles for i in (0, 2, 4)]
     aabb = tuple(tuple(pick(c[k] for c in corners) & MASK32 for k in range(3))
                  for pick in (min, max))
+    shader = None
+    if d.shader is not None:
+        from sim.r500.shader_config import shading_from_table     # it reads settings from here
+        shader = shading_from_table(d.shader, d.path, len(texture))
     return Scene(name=d.name, config=config, bands=band_rows, aabb=aabb, triangles=triangles,
-                 texture=texture, texture_size=size, user_code=None, creg=CREG_TEXTURE)
+                 texture=texture, texture_size=size, user_code=None, creg=CREG_TEXTURE,
+                 shader=shader)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,6 +451,9 @@ def main(argv=None):
         print(f"{args.out}: {scene.width}x{scene.height}, {len(scene.bands)} bands, "
               f"{len(scene.triangles)} triangles, {scene.texture_size}x{scene.texture_size} "
               f"texture", file=sys.stderr)
+        if scene.shader is not None:
+            print(f"{args.out}: the [shader] section is not written (a scene directory holds "
+                  f"no R500 program: give it to sim.render with --shader)", file=sys.stderr)
     return 0
 
 

@@ -4,6 +4,10 @@
 given several bands runs them in order, its registers carrying over), each band's pixels land
 in its own part of one output memory. Cores are independent, so they run in separate processes
 when there is more than one.
+
+A scene with an R500 fragment program (``scene.shader``, r500-us.md §4.2) renders in two steps:
+the cores record every pixel after PSU2 in place of PIXELSHADER, then the program shades the
+whole image in quads (``sim.r500.shading``).
 """
 
 import os
@@ -12,12 +16,18 @@ from dataclasses import dataclass
 
 from hdl.isa import ENTRY_INDEX, reg
 from sim.model import Core, TheiaError, DEFAULT_LIMITS
+from sim.r500.shading import ShadingError, shade
+from sim.r500.theia_inputs import PixelRecorder
 
 TRIANGLE_ROWS = [reg(n) for n in ("CREG_V0", "CREG_UV0", "CREG_V1", "CREG_UV1", "CREG_V2",
                                   "CREG_UV2", "CREG_TRI_DIFFUSE")]
 INITIAL, CPPU, RGU, PSU2, NPG, USERCONSTANTS, PIXELSHADER, MAIN = (
     ENTRY_INDEX[n] for n in ("INITIAL", "CPPU", "RGU", "PSU2", "NPG", "USERCONSTANTS",
                              "PIXELSHADER", "MAIN"))
+
+
+#: the name under which render_model counts an R500 program's instructions
+R500_ROUTINE = "R500"
 
 
 class RenderError(Exception):
@@ -39,8 +49,9 @@ def configure_core(core, scene):
         core.write_config(row, value)
 
 
-def run_band(core, scene, band, max_pixels):
-    """Run the §2 sequence for one band on ``core``; return the number of pixels done."""
+def run_band(core, scene, band, max_pixels, pixel_stage=None):
+    """Run the §2 sequence for one band on ``core``; return the number of pixels done.
+    ``pixel_stage(core, hit)``, when given, runs in place of the PIXELSHADER routine."""
     initial, final = scene.bands[band]
     core.write_config(6, initial)
     core.write_config(7, final)
@@ -60,7 +71,10 @@ def run_band(core, scene, band, max_pixels):
             hit |= core.run_routine(MAIN)
         if hit:
             core.run_routine(PSU2)
-        core.run_routine(PIXELSHADER)
+        if pixel_stage is None:
+            core.run_routine(PIXELSHADER)
+        else:
+            pixel_stage(core, hit)
         pixels += 1
         if not core.run_routine(NPG):
             return pixels
@@ -68,29 +82,38 @@ def run_band(core, scene, band, max_pixels):
             raise RenderError(f"band {band}: NPG did not end the band after {pixels} pixels")
 
 
+def texture_memory(scene, limits):
+    """The texture memory's words: the scene's texture, then zeros up to its size."""
+    words = max(limits.get("tmem_words", DEFAULT_LIMITS["tmem_words"]), len(scene.texture))
+    return list(scene.texture) + [0] * (words - len(scene.texture))
+
+
 def _run_core(args):
-    """Run every band assigned to one core; returns (writes, results). Runs in a worker."""
+    """Run every band assigned to one core; returns (writes, results, routine instructions,
+    pixel records for an R500 program). Runs in a worker."""
     scene, rom, core_index, bands, omem_words, limits = args
     omem = [None] * omem_words            # None = not written by this core
-    tmem_words = max(limits.get("tmem_words", DEFAULT_LIMITS["tmem_words"]), len(scene.texture))
-    tmem = list(scene.texture) + [0] * (tmem_words - len(scene.texture))
-    core = Core(rom, scene.user_code, tmem=tmem, omem=omem, **limits)
+    core = Core(rom, scene.user_code, tmem=texture_memory(scene, limits), omem=omem, **limits)
     configure_core(core, scene)
+    recorder = PixelRecorder() if scene.shader is not None else None
     results = []
     for band in bands:
         core.omem_base = scene.band_output_base(band)
         before = core.stats.instructions
         try:
-            pixels = run_band(core, scene, band, max_pixels=scene.width * scene.height)
+            pixels = run_band(core, scene, band, max_pixels=scene.width * scene.height,
+                              pixel_stage=recorder)
         except TheiaError as e:
             raise RenderError(f"core {core_index}, band {band}: {e}") from None
         results.append(BandResult(band, core_index, pixels, core.stats.instructions - before))
     writes = {i: v for i, v in enumerate(omem) if v is not None}
-    return writes, results, core.stats.routines
+    return writes, results, core.stats.routines, recorder.records if recorder else []
 
 
 def render_model(scene, rom, cores=1, jobs=None, **limits):
-    """Render ``scene`` on ``cores`` model cores; return (output words, band results, stats)."""
+    """Render ``scene`` on ``cores`` model cores; return (output words, band results,
+    instructions per routine). With an R500 program the routines include ``R500``: the
+    instructions its quads executed."""
     if cores < 1:
         raise ValueError("--cores must be at least 1")
     omem_words = 3 * scene.width * scene.height
@@ -103,12 +126,24 @@ def render_model(scene, rom, cores=1, jobs=None, **limits):
     else:
         outcomes = [_run_core(a) for a in assignments]
     omem = [0] * omem_words
-    results, routines = [], {}
-    for writes, band_results, core_routines in outcomes:
+    results, routines, records = [], {}, []
+    for writes, band_results, core_routines, core_records in outcomes:
         for i, v in writes.items():
             omem[i] = v
         results.extend(band_results)
+        records.extend(core_records)
         for name, n in core_routines.items():
             routines[name] = routines.get(name, 0) + n
     results.sort(key=lambda r: r.band)
+    if scene.shader is not None:
+        routines[R500_ROUTINE] = _shade(scene, records, omem, jobs, limits)
     return omem, results, routines
+
+
+def _shade(scene, records, omem, jobs, limits):
+    """Run the scene's R500 program over the recorded pixels; its instruction count."""
+    try:
+        return shade(scene.shader, texture_memory(scene, limits), records, omem, scene.width,
+                     scene.height, jobs).instructions
+    except ShadingError as e:
+        raise RenderError(str(e)) from None

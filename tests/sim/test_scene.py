@@ -329,3 +329,17 @@ def test_float_caster_matches_reference_silhouettes(scenes, name, background, mo
     best, _ = float_hits(scenes[name])
     reference = hit_mask(read_ppm(SCENES / name / "Reference.ppm"), background)
     assert ((best >= 0) != reference).sum() <= most
+
+
+def test_demo_lit_is_the_demo_with_an_r500_program():
+    """``demo-lit``: the demo's geometry, every face on its brightest tiles (no baked
+    lighting), shaded by lit.asm; the plain demo carries no program."""
+    from sim.scene import load_any_scene
+    lit, plain = load_any_scene("demo-lit"), load_any_scene("demo")
+    assert plain.shader is None
+    assert lit.name == "demo-lit" and lit.shader.source.endswith("r500_shaders/lit.asm")
+    assert sorted(lit.shader.constants) == [0, 1, 2, 3]
+    positions = [[tri[i] for i in (0, 2, 4)] for tri in lit.triangles]
+    assert positions == [[tri[i] for i in (0, 2, 4)] for tri in plain.triangles]
+    assert lit.triangles != plain.triangles            # some faces' UVs move to level 0
+    assert lit.texture == plain.texture

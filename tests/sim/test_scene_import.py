@@ -1,5 +1,6 @@
 """sim/scene_import.py: OBJ + PNG + TOML/JSON to a theia-2010 scene (docs/scene-import.md)."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -267,11 +268,15 @@ def test_texture_words_and_errors(tmp_path):
 def test_description_errors(tmp_path, edit, message):
     toml = QUAD_TOML.replace(*edit)
     assert toml != QUAD_TOML
-    path = quad_scene(tmp_path, toml=toml)
+    assert message in import_error(quad_scene(tmp_path, toml=toml))
+
+
+def import_error(path):
+    """The one-line message of the SceneError that importing ``path`` raises."""
     with pytest.raises(SceneError) as info:
         import_scene(path)
-    assert message in str(info.value)
     assert "\n" not in str(info.value)
+    return str(info.value)
 
 
 def test_description_error_names_the_line(tmp_path):
@@ -293,3 +298,99 @@ def test_cli_error_is_one_line(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("sim.scene_import: ")
     assert "quad.obj:9: face vertex '1' has no texture coordinate" in err[0]
     assert not (tmp_path / "out").exists()
+
+
+# --- the [shader] section: an R500 program and its host state (docs/r500-shading.md) ------------
+
+SHADER_TOML = QUAD_TOML + """
+[shader]
+program = "shade.asm"
+bools = "0x5"
+max_instructions = 2000
+
+[shader.constants]
+0 = [0.5, -1, "0x80000000", 0]
+
+[shader.int_consts]
+0 = 255
+
+[shader.samplers.2]
+base = 3
+width = 4
+height = 2
+filter = "bilinear"
+wrap = "clamp"
+"""
+SHADE_ASM = "OUT src0.rgb = const[0] : out[0].rgb = MAX src0.rgb src0.rgb ;\n"
+
+
+def shader_scene(tmp_path, toml=SHADER_TOML):
+    write(tmp_path / "shade.asm", SHADE_ASM)
+    return quad_scene(tmp_path, toml=toml)
+
+
+def test_shader_section(tmp_path):
+    from sim.r500.tex import Sampler
+    scene = import_scene(shader_scene(tmp_path))
+    shading = scene.shader
+    assert shading.instructions == 1 and shading.end == 0
+    assert shading.constants == {0: [0x3F000000, 0xBF800000, 0x80000000, 0]}
+    assert (shading.bools, shading.int_consts, shading.max_instructions) == (5, {0: 255}, 2000)
+    assert shading.samplers == {2: Sampler(3, 4, 2, "bilinear", "clamp")}
+    assert shading.source == str(tmp_path / "shade.asm")
+    rgb = render(scene)
+    assert (rgb == [128, 0, 0]).all()                # 0.5, -1 and -0 as bytes
+
+
+def test_shader_constants_from_a_file(tmp_path):
+    write(tmp_path / "c.json", '{"0": [0.25, 0.25, 0.25, 1]}')
+    toml = QUAD_TOML + '[shader]\nprogram = "shade.asm"\nconstants = "c.json"\n'
+    scene = import_scene(shader_scene(tmp_path, toml))
+    assert scene.shader.constants == {0: [0x3E800000] * 3 + [0x3F800000]}
+    assert scene.shader.samplers == {} and scene.shader.max_instructions == 100_000
+
+
+@pytest.mark.parametrize("edit, message", [
+    (('program = "shade.asm"', ''), "shader.program: missing"),
+    (('program = "shade.asm"', 'program = "none.asm"'), "shader.program: no file"),
+    (('program = "shade.asm"', 'program = "shade.txt"'), "a program file is .asm"),
+    (('program = "shade.asm"', 'program = 3'), "shader.program: expected a file name"),
+    (("bools = \"0x5\"", "bool = 5"), "shader: unknown key 'bool'"),
+    (("bools = \"0x5\"", "bools = -1"), "shader.bools: -1 is outside"),
+    (("max_instructions = 2000", "max_instructions = 0"), "shader.max_instructions: 0 is"),
+    (('0 = [0.5, -1, "0x80000000", 0]', '0 = [0.5, -1, "0x8000000g", 0]'),
+     'shader.constants["0"][2]: \'0x8000000g\' is not a hexadecimal number'),
+    (('0 = [0.5, -1, "0x80000000", 0]', '0 = [0.5, -1, 0]'),
+     'shader.constants["0"]: expected 4 values, got 3'),
+    (('0 = [0.5, -1, "0x80000000", 0]', '256 = [0, 0, 0, 0]'),
+     'shader.constants["256"]: the index must be 0 … 255'),
+    (("0 = 255", "32 = 255"), 'shader.int_consts["32"]: the index must be 0 … 31'),
+    (('filter = "bilinear"', 'filter = "linear"'),
+     'shader.samplers["2"].filter: \'linear\' is not one of nearest, bilinear'),
+    (("width = 4", "width = 3"), 'shader.samplers["2"]: needs power-of-two width'),
+    (("base = 3", "base = 3070"), "every texel inside the scene's 3072 texture words"),
+    (("height = 2\n", ""), "shader.samplers[\"2\"]: missing 'height'"),
+])
+def test_shader_section_errors(tmp_path, edit, message):
+    toml = SHADER_TOML.replace(*edit)
+    assert toml != SHADER_TOML
+    path = shader_scene(tmp_path, toml)
+    text = import_error(path)
+    assert text.startswith(f"{path}: ") and message in text, text
+
+
+def test_shader_program_errors_are_one_line(tmp_path):
+    path = shader_scene(tmp_path)
+    write(tmp_path / "shade.asm", "OUT : out[0].rgb = MAX src0.rgb src0.rgb\n: FOO ;\n: BAR ;\n")
+    text = import_error(path)
+    assert text.startswith(f"{path}: shader.program: ") and "more)" in text
+
+
+def test_example_with_a_shader_section():
+    """examples/cube/cube-lit.toml: cube.toml's scene, lit by lit.asm."""
+    lit = import_scene(EXAMPLE.with_name("cube-lit.toml"), resolution=(8, 8))
+    plain = import_scene(EXAMPLE, resolution=(8, 8))
+    assert lit.shader.source.endswith("firmware/r500_shaders/lit.asm")
+    assert sorted(lit.shader.constants) == [0, 1, 2, 3]
+    assert dataclasses.replace(lit, shader=None, name="cube") == plain
+    assert not np.array_equal(render(lit), render(plain))
