@@ -58,7 +58,7 @@ class Job:
                         self.max_instructions)
 
 
-class _Reader:
+class ValueReader:
     """Checks the values of one job; every failure names the job file and the field."""
 
     def __init__(self, job_name):
@@ -131,7 +131,7 @@ class _Reader:
         return result
 
 
-def _program_file(reader, path, where):
+def read_program_file(reader, path, where):
     """(words, END_ADDR) of an assembly or word file."""
     if path.suffix.lower() not in PROGRAM_SUFFIXES:
         reader.fail(where, f"{str(path)!r}: a program file is .asm, .inc, .hex or .bin")
@@ -162,7 +162,7 @@ def _program(reader, value, base):
         where = "program.path" if "path" in value else "program.words"
         value = value.get("path", value.get("words"))
     if isinstance(value, str):
-        words, end_addr = _program_file(reader, base / value, where)
+        words, end_addr = read_program_file(reader, base / value, where)
     elif isinstance(value, list):
         words = [reader.word(w, f"{where}[{i}]") for i, w in enumerate(value)]
         end_addr = len(words) // R500_WORDS_PER_INSTRUCTION - 1
@@ -180,7 +180,7 @@ def _program(reader, value, base):
     return words, start, end
 
 
-def _sampler(reader, value, where):
+def read_sampler(reader, value, where):
     reader.object(value, where, SAMPLER_KEYS)
     for key in ("width", "height"):
         if key not in value:
@@ -208,7 +208,7 @@ def _lane(reader, value, where):
 
 def parse_job(data, job_name="job", base=Path(".")):
     """A Job from the decoded JSON ``data``; program paths are relative to ``base``."""
-    r = _Reader(job_name)
+    r = ValueReader(job_name)
     r.object(data, "", TOP_KEYS)
     if "program" not in data:
         r.fail("program", "missing")
@@ -223,7 +223,7 @@ def parse_job(data, job_name="job", base=Path(".")):
         bools=r.word(data.get("bools", 0), "bools"),
         int_consts=r.index_map(data.get("int_consts", {}), "int_consts", INT_CONSTS, r.word),
         samplers=r.index_map(data.get("samplers", {}), "samplers", SAMPLERS,
-                             lambda v, at: _sampler(r, v, at)),
+                             lambda v, at: read_sampler(r, v, at)),
         texture=[r.word(w, f"texture[{i}]")
                  for i, w in enumerate(r.list(data.get("texture", []), "texture"))],
         lanes=lanes,

@@ -10,7 +10,8 @@ binary32, a string "0x…" is the exact bit pattern; indices are table keys ("3"
 from pathlib import Path
 
 from hdl.isa import R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
-from sim.r500.job import INT_CONSTS, SAMPLERS, WORD_LIMIT, _program_file, _Reader, _sampler
+from sim.r500.job import (INT_CONSTS, SAMPLERS, WORD_LIMIT, ValueReader, read_program_file,
+                          read_sampler)
 from sim.r500.shading import DEFAULT_MAX_INSTRUCTIONS, R500Shading
 from sim.r500.tex import FILTERS, WRAPS
 from sim.scene import SceneError
@@ -24,7 +25,7 @@ SHADER_DIR = Path(__file__).resolve().parents[2] / "firmware" / "r500_shaders"
 SHADER_KEYS = {"program", "constants", "bools", "int_consts", "samplers", "max_instructions"}
 
 
-class _Values(_Reader):
+class _Values(ValueReader):
     """The job's value checks, failing with a SceneError that names ``path``."""
 
     def __init__(self, path):
@@ -51,7 +52,7 @@ def shader_path(name):
 
 def _program(values, path, where):
     """(words, END_ADDR) of a program file, which must hold 1 … 512 instructions."""
-    words, end = _program_file(values, path, where)
+    words, end = read_program_file(values, path, where)
     count = len(words) // R500_WORDS_PER_INSTRUCTION
     if not 0 < count <= R500_MAX_INSTRUCTIONS:
         values.fail(where, f"{path}: {count} instructions (a program has 1 … "
@@ -72,7 +73,7 @@ def load_constants(path):
 def _checked_sampler(values, value, where, texture_words):
     """A sampler that is set up over the scene's texture (a scene states its samplers, so a
     sampler that is not set up is a mistake in the file, not a quad error)."""
-    sampler = _sampler(values, value, where)
+    sampler = read_sampler(values, value, where)
     for key, names in (("filter", FILTERS), ("wrap", WRAPS)):
         if getattr(sampler, key) not in names:
             values.fail(f"{where}.{key}", f"{getattr(sampler, key)!r} is not one of "
