@@ -7,7 +7,7 @@ import re
 from hdl.isa import InstType, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
 from firmware.r500.alu import parse_alu
 from firmware.r500.errors import Diagnostic, Problem, R500AsmError
-from firmware.r500.flow import expand, parse_fc, parse_structured
+from firmware.r500.flow import Structured, expand, parse_fc, parse_structured
 from firmware.r500.names import SELS, STRUCTURED, TAG_FIELDS
 from firmware.r500.stream import Instruction, Tag, TokenStream, describe, parse_number
 from firmware.r500.tex import parse_tex
@@ -137,6 +137,7 @@ def parse_program(tokens):
             end_addr = _end_addr(parser.end_addr, parser.labels, count)
         except Problem as e:
             problems.append(e)
+    problems += _jumps_past_the_end(parser.items, end_addr)
     if not count and not problems:
         file = tokens[-1].file
         raise R500AsmError([Diagnostic(file, None, "the program has no instructions")])
@@ -146,6 +147,23 @@ def parse_program(tokens):
     words = [w for inst in items for w in inst.words]
     return R500Program(words, end_addr, dict(parser.labels),
                        [(inst.token.file, inst.token.line) for inst in items])
+
+
+def _jumps_past_the_end(items, end_addr):
+    """A structured word whose target lies past END_ADDR (an ELSE or IF whose ENDIF is the last
+    instruction, a BREAK whose ENDLOOP is): the quad would stop with "PC outside the program"
+    whenever the group takes that jump (r500-us.md §3.6), so say so here."""
+    return [Problem(f"{item.name} would jump to instruction {item.target}, past the program's "
+                    f"end ({end_addr}): put an instruction after its construct's last word",
+                    item.keyword)
+            for item in items if isinstance(item, Structured) and item.target > end_addr
+            and _may_jump(item.fields)]
+
+
+def _may_jump(fields):
+    # JUMP_FUNC "never" with JUMP_ANY never jumps (an ENDIF); without JUMP_ANY it jumps when no
+    # lane votes (an ELSE after an IF every lane took)
+    return not (fields["JUMP_FUNC"] == 0 and fields["JUMP_ANY"])
 
 
 def _end_addr(token, labels, count):

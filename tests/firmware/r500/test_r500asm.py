@@ -181,10 +181,10 @@ def test_if_else_endif():
 
 
 def test_if_without_else_and_conditions():
-    rows = fc_rows(f"IF NOT bool(7) ;\n{NOP_ALU}ENDIF ;\nIF pred.rrrr ;\nENDIF ;")
+    rows = fc_rows(f"IF NOT bool(7) ;\n{NOP_ALU}ENDIF ;\nIF pred.rrrr ;\nENDIF ;\n{NOP_ALU}")
     assert rows[0] == (J, JumpFunc.BOOL, 0, 0, INCR, NONE, 0, 1, 0, 3)
     assert rows[3][1] == JumpFunc.NOT_PRED and rows[3][-1] == 5
-    w = words(f"IF NOT bool(7) ;\n{NOP_ALU}ENDIF ;\nIF pred.rrrr ;\nENDIF ;")
+    w = words(f"IF NOT bool(7) ;\n{NOP_ALU}ENDIF ;\nIF pred.rrrr ;\nENDIF ;\n{NOP_ALU}")
     assert US_FC_ADDR.unpack(w[3])["BOOL_ADDR"] == 7
     assert US_CMN_INST.unpack(w[18])["RGB_PRED_SEL"] == 2
 
@@ -243,6 +243,10 @@ def test_rep_int_addr_and_call_ret():
     ("TEX TEX_ID(3) temp[0].r = LD tex[0].rgba temp[0].rgba ;", 1, "a TEX tag, a destination"),
     (": temp[0].r = MAD ;\n\n: temp[0].r = MAD ; @", 3, "unexpected character '@'"),
     ("END_ADDR(3) ;\n: temp[0].r = MAD ;", 1, "END_ADDR"),
+    # an ELSE (or a BREAK) whose construct ends the program would jump past its end
+    ("IF alu ;\n: temp[0].r = MAD ;\nELSE ;\n: temp[1].r = MAD ;\nENDIF ;", 3,
+     "ELSE would jump to instruction 5, past the program's end (4)"),
+    ("LOOP ;\nBREAK ;\nENDLOOP ;", 2, "BREAK would jump to instruction 3, past the program's end"),
 ])
 def test_error_names_line(text, line, message):
     with pytest.raises(R500AsmError) as info:

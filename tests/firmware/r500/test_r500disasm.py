@@ -41,7 +41,7 @@ def test_reads_like_the_base_syntax():
 
 
 def test_flow_control_labels():
-    words = assemble("LOOP ;\nIF alu ;\nBREAK ;\nENDIF ;\nENDLOOP ;").words
+    words = assemble("LOOP ;\nIF alu ;\nBREAK ;\nENDIF ;\nENDLOOP ;\n: temp[0].r = MAD ;").words
     text = round_trip(words)
     assert text.startswith("FC LOOP") and "JUMP_ADDR(L4)" in text.splitlines()[0]
     assert "L4:\nFC ENDLOOP" in text and "JUMP_ADDR(L1)" in text
