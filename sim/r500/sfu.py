@@ -20,10 +20,11 @@ LN2           A's fraction (23)              log2(1 + u)          e + g
 SIN, COS      A mod 1 in quadrants (2+24)    sin(pi/2 * u)        +-g by quadrant
 ============  =============================  ===================  =========================
 
-(A = m * 2^e, 1 <= m < 2.) The tables are fitted at import (``hdl/r500/sfu_tables.py``), deterministically, in ``decimal``
-arithmetic (40 digits; coefficients rounded to nearest): each segment's quadratic interpolates
-g at the three Chebyshev nodes of the segment, then C1 and C0 absorb the rounding of the
-coefficients after them and the mean of the truncations. ``TABLES`` holds them for the RTL.
+(A = m * 2^e, 1 <= m < 2.) The tables live in ``hdl/r500/sfu_tables.py`` (one copy, shared
+with the RTL; re-exported here), fitted at import, deterministically, in ``decimal`` arithmetic
+(40 digits; coefficients rounded to nearest): each segment's quadratic interpolates g at the
+three Chebyshev nodes of the segment, then C1 and C0 absorb the rounding of the coefficients
+after them and the mean of the truncations.
 
 The function cores (``rcp_significand`` and friends) take and return plain integers and work
 element-wise on NumPy int64 arrays as well, which makes exhaustive checks fast.
