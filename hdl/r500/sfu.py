@@ -1,0 +1,331 @@
+"""The R500 core's special-function unit: ``sim.r500.sfu`` bit for bit (r500-us.md §3.3).
+
+EX2, LN2, RCP, RSQ, SIN and COS of a binary32 pattern, one per cycle, on one datapath: a range
+reduction onto a fixed-point u, the 256-segment quadratic interpolator of
+``hdl/r500/sfu_tables.py`` (the model's tables, the one copy), the exact-case selects and one
+round to binary32 (docs/r500-arithmetic.md, docs/r500-rtl.md).
+
+The interpolator's offset h is 15 to 17 bits by function; the RTL left-aligns it to 17 bits
+(``OFFSET_BITS``), which makes t its top 12 bits for every table and C1's shift 13 for every
+table: floor(C1 * h * 2^k / 2^(s1 + k)) = floor(C1 * h / 2^s1), so nothing changes.
+
+Pipeline, LATENCY = 6 cycles, one new operation every cycle, never stalls:
+
+1. flush; the special results (NaN, zero, infinity by function; EX2 of |A| >= 256); A * 2^26
+   (SIN, COS) or A * 2^25 (EX2) with one more bit, as one arithmetic right shift of the signed
+   significand placed at bit 27;
+2. the rounding of that shift (+1, >> 1): EX2's whole part (its range: +inf, +0) and fraction,
+   the turn's quadrant and mirror; u, the exact-case detects, the table address (the table's
+   registered read is this stage's register for C0, C1, C2), the 12 x 12 square;
+3. C1 * h (18 x 17) and C2 * square (14 x 18), one DSP each, registered;
+4. y = C0 + (C1 h >> 13) + (C2 t^2 >> s2), the exact-case select, LN2's e + y, the magnitude
+   and sign;
+5. the leading-zero count and normalising shift, the biased exponent, the shift onto the
+   2^-149 grid (RCP of A >= 2^126 only);
+6. round to nearest even, pack, infinity, flush, the special results.
+
+``o_valid`` is ``i_valid`` delayed by LATENCY cycles; only the valid bits have a reset.
+"""
+
+from enum import IntEnum
+
+from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.lib import wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from hdl.lib.pipeline import register_stage
+from hdl.r500.fp32 import CANONICAL_NAN, POS_INF, fields, flush, round_pack
+from hdl.r500.fp_add import leading_zero_count
+from hdl.r500.sfu_tables import (C1_BITS, C2_BITS, EX2_FRACTION_BITS, EX2_TABLE, INDEX_BITS,
+                                 LN2_TABLE, RCP_TABLE, RESULT_BITS, RSQ_TABLE, SIN_TABLE,
+                                 SQUARE_BITS, SQUARE_KEPT, TURN_BITS)
+
+__all__ = ["SfuOp", "SpecialFunctionUnit"]
+
+ONE = 0x3F80_0000
+NEG_INF = 0xFF80_0000
+
+
+class SfuOp(IntEnum):
+    """``i_op``: the ALPHA_OP code minus 8 (``hdl.isa.r500.AlphaOp.EX2`` ... ``COS``). Codes 6
+    and 7 are no operation of the ISA; they compute SIN and COS."""
+    EX2 = 0
+    LN2 = 1
+    RCP = 2
+    RSQ = 3
+    SIN = 4
+    COS = 5
+
+
+#: the tables in ROM order: the address is table * 256 + segment
+TABLE_ORDER = (RCP_TABLE, RSQ_TABLE, EX2_TABLE, LN2_TABLE, SIN_TABLE)
+TABLE_RCP, TABLE_RSQ, TABLE_EX2, TABLE_LN2, TABLE_SIN = range(5)
+#: the offset h as the RTL holds it, left-aligned (EX2's, the longest)
+OFFSET_BITS = max(table.offset_bits for table in TABLE_ORDER)
+C0_BITS = max(table.widths()[0] for table in TABLE_ORDER)
+ENTRY_BITS = C0_BITS + C1_BITS + C2_BITS
+#: C1's shift once h is left-aligned: the same for every table
+C1_SHIFT = {table.c1_shift + OFFSET_BITS - table.offset_bits for table in TABLE_ORDER}.pop()
+assert all(table.c1_shift + OFFSET_BITS - table.offset_bits == C1_SHIFT
+           for table in TABLE_ORDER)
+#: the significand's bit 0 sits at 2^SHIFT_BASE before the argument shift (the turn's one
+#: extra rounding bit above TURN_BITS)
+SHIFT_BASE = TURN_BITS + 1
+#: V, the magnitude rounded in the end: LN2's |e + y| < 2^(8 + RESULT_BITS)
+V_BITS = RESULT_BITS + 8
+#: bits 0..STICKY_BITS-1 of the normalised V (64 bits) only matter as a sticky bit
+STICKY_BITS = 64 - 24 - 3
+
+
+def table_rom():
+    """The ROM words: C0 | C1 << C0_BITS | C2 << (C0_BITS + C1_BITS), two's complement."""
+    words = []
+    for table in TABLE_ORDER:
+        for c0, c1, c2 in zip(table.c0, table.c1, table.c2):
+            words.append(c0 | (c1 & ((1 << C1_BITS) - 1)) << C0_BITS
+                         | (c2 & ((1 << C2_BITS) - 1)) << (C0_BITS + C1_BITS))
+    return words
+
+
+class SpecialFunctionUnit(wiring.Component):
+    """``o_result = op(a)`` (binary32 patterns, R500 rules), LATENCY cycles after ``i_valid``."""
+
+    LATENCY = 6
+
+    i_valid: In(1)
+    i_op: In(3)
+    i_a: In(32)
+    o_valid: Out(1)
+    o_result: Out(32)
+
+    def __init__(self):
+        super().__init__()
+        self.latency = self.LATENCY
+
+    def elaborate(self, platform):
+        m = Module()
+
+        # The coefficients are a block RAM with a registered read (1280 x 62 bits: five
+        # DP16KD on the ECP5); a case ROM of 1280 words would cost thousands of LUTs. The read
+        # register doubles as stage 2's pipeline register for C0, C1 and C2.
+        m.submodules.table = table = Memory(shape=unsigned(ENTRY_BITS), depth=len(TABLE_ORDER)
+                                            << INDEX_BITS, init=table_rom())
+        rom = table.read_port()
+
+        # stage 1: specials, the argument shift of EX2, SIN and COS
+        op = self.i_op
+        a = flush(self.i_a)
+        sign, biased, fraction = fields(a)
+        is_zero = biased == 0
+        is_inf = (biased == 0xFF) & (fraction == 0)
+        is_nan = (biased == 0xFF) & (fraction != 0)
+
+        special = Signal()
+        special_value = Signal(32)
+        m.d.comb += special.eq(1)
+        with m.If(is_nan):
+            m.d.comb += special_value.eq(CANONICAL_NAN)
+        with m.Elif(is_zero):
+            with m.Switch(op):
+                with m.Case(SfuOp.EX2):
+                    m.d.comb += special_value.eq(ONE)
+                with m.Case(SfuOp.LN2):
+                    m.d.comb += special_value.eq(NEG_INF)
+                with m.Case(SfuOp.RCP):
+                    m.d.comb += special_value.eq(Cat(Const(POS_INF, 31), sign))
+                with m.Case(SfuOp.RSQ):
+                    m.d.comb += special_value.eq(POS_INF)
+                with m.Case(SfuOp.SIN, 6):
+                    m.d.comb += special_value.eq(0)
+                with m.Default():
+                    m.d.comb += special_value.eq(ONE)
+        with m.Elif(is_inf):
+            with m.Switch(op):
+                with m.Case(SfuOp.EX2):
+                    m.d.comb += special_value.eq(Mux(sign, 0, POS_INF))
+                with m.Case(SfuOp.LN2):
+                    m.d.comb += special_value.eq(POS_INF)
+                with m.Case(SfuOp.RCP):
+                    m.d.comb += special_value.eq(Cat(Const(0, 31), sign))
+                with m.Case(SfuOp.RSQ):
+                    m.d.comb += special_value.eq(0)
+                with m.Default():
+                    m.d.comb += special_value.eq(CANONICAL_NAN)
+        with m.Elif((op == SfuOp.EX2) & (a[:31] >= 0x4380_0000)):      # |A| >= 256
+            m.d.comb += special_value.eq(Mux(sign, 0, POS_INF))
+        with m.Else():
+            m.d.comb += special.eq(0)
+
+        # the model's _signed_fixed, rounded to nearest (ties up): W = floor(A * 2^(bits + 1))
+        # here, (W + 1) >> 1 in stage 2. A = m * 2^(biased - 150), so with m placed at bit
+        # SHIFT_BASE, W = P >> (150 - biased) for SIN/COS and one more for EX2. Beyond 63 the
+        # shift gives 0 or -1 as well; SIN/COS from biased 150 on (A * 2^27 a multiple of
+        # 2^27) keep only zeros in W's low 27 bits, the turn's
+        is_ex2 = op == SfuOp.EX2
+        significand = Cat(fraction, 1)
+        placed = Signal(signed(25 + SHIFT_BASE))
+        m.d.comb += placed.eq(Mux(sign, -significand, significand) << SHIFT_BASE)
+        distance = Signal(signed(10))
+        m.d.comb += distance.eq(150 - biased + is_ex2)
+        shifted = Signal(signed(36))
+        m.d.comb += shifted.eq(Mux(distance <= 0, 0,
+                                   placed >> Mux(distance > 63, 63, distance[:6])))
+
+        s1 = register_stage(m, 1, {
+            "valid": self.i_valid, "special": special, "special_value": special_value,
+            "op": op, "sign": sign, "biased": biased, "fraction": fraction, "shifted": shifted,
+        })
+
+        # stage 2: the reduced argument u, the exact cases, the table read, the square
+        op1 = s1["op"]
+        fixed = Signal(signed(36))
+        m.d.comb += fixed.eq((s1["shifted"].as_signed() + 1) >> 1)
+        fraction1 = s1["fraction"]
+
+        # EX2: 2^whole * 2^(u / 2^25)
+        whole = fixed >> EX2_FRACTION_BITS
+        ex2_u = fixed[:EX2_FRACTION_BITS]
+        # SIN, COS: the turn modulo 1, a quarter more for COS; odd quadrants mirror
+        quarter_bits = TURN_BITS - 2
+        turn = (fixed[:TURN_BITS] + Cat(Const(0, quarter_bits), op1[0]))[:TURN_BITS]
+        quadrant = turn[quarter_bits:]
+        offset = turn[:quarter_bits]
+        mirror = Signal(quarter_bits + 1)
+        m.d.comb += mirror.eq(Mux(quadrant[0], (1 << quarter_bits) - offset, offset))
+        # RSQ: the exponent's parity above the fraction; (biased - 127) is odd for even biased
+        parity = ~s1["biased"][0]
+        e = Signal(signed(9))
+        m.d.comb += e.eq(s1["biased"] - 127)
+
+        table_id = Signal(3)
+        h = Signal(OFFSET_BITS)                      # the offset, left-aligned
+        index = Signal(INDEX_BITS)
+        exact = Signal()
+        exact_value = Signal(RESULT_BITS + 2)
+        exponent = Signal(signed(10))                # the weight of V's bit 0
+        special2 = Signal()
+        special_value2 = Signal(32)
+        negative = Signal()                          # SIN, COS: the lower half turn
+        m.d.comb += [special2.eq(s1["special"]), special_value2.eq(s1["special_value"]),
+                     exponent.eq(-RESULT_BITS)]
+
+        def split(u, bits):
+            offset_bits = bits - INDEX_BITS
+            return [index.eq(u[offset_bits:bits]),
+                    h.eq(u[:offset_bits] << (OFFSET_BITS - offset_bits))]
+
+        with m.Switch(op1):
+            with m.Case(SfuOp.RCP):
+                m.d.comb += [table_id.eq(TABLE_RCP), *split(fraction1, 23),
+                             exact.eq(fraction1 == 0), exact_value.eq(2 << RESULT_BITS),
+                             exponent.eq(-e - 1 - RESULT_BITS)]
+            with m.Case(SfuOp.RSQ):
+                u = Cat(fraction1, parity)
+                m.d.comb += [table_id.eq(TABLE_RSQ), *split(u, 24),
+                             exact.eq(u == 0), exact_value.eq(2 << RESULT_BITS),
+                             exponent.eq(-((e - parity) >> 1) - 1 - RESULT_BITS)]
+            with m.Case(SfuOp.EX2):
+                m.d.comb += [table_id.eq(TABLE_EX2), *split(ex2_u, EX2_FRACTION_BITS),
+                             exact.eq(ex2_u == 0), exact_value.eq(1 << RESULT_BITS),
+                             exponent.eq(whole - RESULT_BITS)]
+                with m.If(~s1["special"] & (whole >= 128)):
+                    m.d.comb += [special2.eq(1), special_value2.eq(POS_INF)]
+                with m.Elif(~s1["special"] & (whole < -126)):
+                    m.d.comb += [special2.eq(1), special_value2.eq(0)]
+            with m.Case(SfuOp.LN2):
+                m.d.comb += [table_id.eq(TABLE_LN2), *split(fraction1, 23),
+                             exact.eq(fraction1 == 0), exact_value.eq(0)]
+            with m.Default():                        # SIN, COS
+                m.d.comb += [table_id.eq(TABLE_SIN), *split(mirror[:quarter_bits], 24),
+                             exact.eq((mirror == 0) | mirror[quarter_bits]),
+                             exact_value.eq(Mux(mirror[quarter_bits], 1 << RESULT_BITS, 0)),
+                             negative.eq(quadrant[1])]
+        m.d.comb += rom.addr.eq(Cat(index, table_id))
+
+        t = h[OFFSET_BITS - SQUARE_BITS:]
+        s2 = register_stage(m, 2, {
+            "valid": s1["valid"], "special": special2, "special_value": special_value2,
+            "op": op1, "sign": s1["sign"], "negative": negative, "e": e,
+            "exponent": exponent, "exact": exact, "exact_value": exact_value,
+            "table_id": table_id, "h": h,
+            "square": (t * t)[2 * SQUARE_BITS - SQUARE_KEPT:],
+        })
+
+        # stage 3: the two products (C0, C1, C2 come out of the ROM's read register)
+        word = rom.data
+        c0 = word[:C0_BITS]
+        c1 = word[C0_BITS:C0_BITS + C1_BITS].as_signed()
+        c2 = word[C0_BITS + C1_BITS:].as_signed()
+        s3 = register_stage(m, 3, {
+            "valid": s2["valid"], "special": s2["special"], "special_value": s2["special_value"],
+            "op": s2["op"], "sign": s2["sign"], "negative": s2["negative"], "e": s2["e"],
+            "exponent": s2["exponent"], "exact": s2["exact"], "exact_value": s2["exact_value"],
+            "table_id": s2["table_id"], "c0": c0,
+            "linear": c1 * s2["h"], "quadratic": c2 * s2["square"],
+        })
+
+        # stage 4: y, the exact cases, LN2's e + y, magnitude and sign
+        linear = s3["linear"].as_signed() >> C1_SHIFT
+        quadratic = Signal(signed(len(s3["quadratic"])))
+        with m.Switch(s3["table_id"]):
+            for number, tbl in enumerate(TABLE_ORDER):
+                with m.Case(number):
+                    m.d.comb += quadratic.eq(s3["quadratic"].as_signed() >> tbl.c2_shift)
+        y = Signal(signed(RESULT_BITS + 4))
+        m.d.comb += y.eq(Mux(s3["exact"], s3["exact_value"], s3["c0"] + linear + quadratic))
+        total = Signal(signed(V_BITS + 2))
+        m.d.comb += total.eq(Mux(s3["op"] == SfuOp.LN2, s3["e"].as_signed() << RESULT_BITS, 0) + y)
+        magnitude = Signal(V_BITS)
+        m.d.comb += magnitude.eq(Mux(total < 0, -total, total))
+        result_sign = Signal()
+        with m.Switch(s3["op"]):
+            with m.Case(SfuOp.RCP):
+                m.d.comb += result_sign.eq(s3["sign"])
+            with m.Case(SfuOp.LN2):
+                m.d.comb += result_sign.eq(total < 0)
+            with m.Case(SfuOp.RSQ, SfuOp.EX2):
+                m.d.comb += result_sign.eq(0)
+            with m.Default():
+                m.d.comb += result_sign.eq(s3["negative"] & (magnitude != 0))
+        s4 = register_stage(m, 4, {
+            "valid": s3["valid"], "special": s3["special"], "special_value": s3["special_value"],
+            "sign": result_sign, "exponent": s3["exponent"], "magnitude": magnitude,
+        })
+
+        # stage 5: normalise V to a leading one at bit 63, the result's biased exponent; below
+        # 2^-126 the last place stays at 2^-149 (a shift of d = 1); two binades down even a
+        # rounded-up result flushes, so d = 2 stands for all of them (as in FpMul)
+        padded = Cat(Const(0, 64 - V_BITS), s4["magnitude"])
+        is_empty, lead = leading_zero_count(padded)
+        norm = (padded << lead)[:64]
+        result_biased = Signal(signed(12))
+        m.d.comb += result_biased.eq(127 + V_BITS - 1 - lead + s4["exponent"].as_signed())
+        s5 = register_stage(m, 5, {
+            "valid": s4["valid"], "special": s4["special"] | is_empty,
+            # V = 0 is the zero of the result's sign (round_to_fp32's first case)
+            "special_value": Mux(s4["special"], s4["special_value"],
+                                 Cat(Const(0, 31), s4["sign"])),
+            "sign": s4["sign"],
+            "grid_shift": Mux(result_biased >= 1, 0, Mux(result_biased == 0, 1, 2)),
+            "exp_field": Mux(result_biased >= 1, result_biased - 1, 0)[:9],
+            "bits": Cat(norm[:STICKY_BITS] != 0, norm[STICKY_BITS:]),
+        })
+
+        # stage 6: onto the grid, round, pack
+        bits = s5["bits"]
+        kept, guard, sticky = Signal(24), Signal(), Signal()
+        low = 64 - 24 - STICKY_BITS + 1              # kept's lowest index in bits (d = 0)
+        with m.Switch(s5["grid_shift"]):
+            for d in range(3):
+                with m.Case(d):
+                    m.d.comb += [kept.eq(bits[low + d:]), guard.eq(bits[low + d - 1]),
+                                 sticky.eq(bits[:low + d - 1] != 0)]
+        rounded = round_pack(s5["sign"], s5["exp_field"], kept, guard, sticky)
+        s6 = register_stage(m, 6, {
+            "valid": s5["valid"],
+            "result": Mux(s5["special"], s5["special_value"], rounded),
+        })
+
+        m.d.comb += [self.o_valid.eq(s6["valid"]), self.o_result.eq(s6["result"])]
+        return m
