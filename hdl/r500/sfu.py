@@ -34,6 +34,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from hdl.isa import AlphaOp
 from hdl.lib.pipeline import register_stage
 from hdl.r500.fp32 import CANONICAL_NAN, POS_INF, fields, flush, round_pack
 from hdl.r500.fp_add import leading_zero_count
@@ -47,15 +48,10 @@ ONE = 0x3F80_0000
 NEG_INF = 0xFF80_0000
 
 
-class SfuOp(IntEnum):
-    """``i_op``: the ALPHA_OP code minus 8 (``hdl.isa.r500.AlphaOp.EX2`` ... ``COS``). Codes 6
-    and 7 are no operation of the ISA; they compute SIN and COS."""
-    EX2 = 0
-    LN2 = 1
-    RCP = 2
-    RSQ = 3
-    SIN = 4
-    COS = 5
+#: ``i_op``: the ALPHA_OP code minus 8, derived from the one table (``hdl.isa.AlphaOp.EX2`` ...
+#: ``COS``). Codes 6 and 7 are no operation of the ISA; they compute SIN and COS.
+SfuOp = IntEnum("SfuOp", {op.name: op - AlphaOp.EX2 for op in AlphaOp
+                          if AlphaOp.EX2 <= op <= AlphaOp.COS})
 
 
 #: the tables in ROM order: the address is table * 256 + segment
