@@ -5,10 +5,12 @@ at bit 0 of ``kept`` (24 bits with the hidden bit, fewer significant bits on the
 ``guard`` is the next bit down and ``sticky`` the OR of the rest.
 """
 
-from amaranth import Cat, Const, Mux
+from amaranth import Cat, Const, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
 
 __all__ = ["SIGN", "EXPONENT", "POS_INF", "MIN_NORMAL", "CANONICAL_NAN", "fields", "flush",
-           "round_pack"]
+           "round_pack", "grid_round_pack", "PipelinedUnit", "BinaryFpUnit"]
 
 SIGN = 0x8000_0000
 EXPONENT = 0x7F80_0000
@@ -40,3 +42,40 @@ def round_pack(sign, exp_field, kept, guard, sticky):
     signed_zero = Cat(Const(0, 31), sign)
     return Mux(pattern >= POS_INF, Cat(Const(POS_INF, 31), sign),
                Mux(pattern < MIN_NORMAL, signed_zero, Cat(pattern[:31], sign)))
+
+
+def grid_round_pack(m, bits, grid_shift, sign, exp_field, low):
+    """``round_pack`` of a normalised ``bits`` whose result is shifted ``grid_shift`` (0-2) more
+    places down onto the 2^-149 grid: the 24 kept bits start at ``low + grid_shift``, the guard
+    bit is the one below them, every lower bit is sticky."""
+    kept, guard, sticky = Signal(24), Signal(), Signal()
+    with m.Switch(grid_shift):
+        for d in range(3):
+            with m.Case(d):
+                m.d.comb += [kept.eq(bits[low + d:]), guard.eq(bits[low + d - 1]),
+                             sticky.eq(bits[:low + d - 1] != 0)]
+    return round_pack(sign, exp_field, kept, guard, sticky)
+
+
+class PipelinedUnit(wiring.Component):
+    """A unit that takes one operation per cycle and answers ``LATENCY`` cycles later, never
+    stalling (``o_valid`` is ``i_valid`` delayed)."""
+
+    @property
+    def latency(self):
+        return self.LATENCY
+
+
+class BinaryFpUnit(PipelinedUnit):
+    """``o_result = a op b`` on binary32 patterns."""
+
+    i_valid: In(1)
+    i_a: In(32)
+    i_b: In(32)
+    o_valid: Out(1)
+    o_result: Out(32)
+
+    def flushed_operands(self):
+        """The operands with subnormals read as zeros: (a, b, fields of a, fields of b)."""
+        a, b = flush(self.i_a), flush(self.i_b)
+        return a, b, fields(a), fields(b)

@@ -23,11 +23,9 @@ the 85F, speed 6: 79-86 MHz depending on the seed (the path: stage 3's count and
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal
-from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import CANONICAL_NAN, fields, flush, round_pack
+from hdl.r500.fp32 import BinaryFpUnit, CANONICAL_NAN, round_pack
 
 __all__ = ["FpAdd"]
 
@@ -59,28 +57,16 @@ def leading_zero_count(x):
     return hi_zero & lo_zero, Cat(Mux(hi_zero, lo_count, hi_count), hi_zero)
 
 
-class FpAdd(wiring.Component):
+class FpAdd(BinaryFpUnit):
     """``o_result = a + b`` (binary32 patterns, R500 rules), LATENCY cycles after ``i_valid``."""
 
     LATENCY = 4
-
-    i_valid: In(1)
-    i_a: In(32)
-    i_b: In(32)
-    o_valid: Out(1)
-    o_result: Out(32)
-
-    def __init__(self):
-        super().__init__()
-        self.latency = self.LATENCY
 
     def elaborate(self, platform):
         m = Module()
 
         # stage 1: specials, order by magnitude, exponent difference
-        a, b = flush(self.i_a), flush(self.i_b)
-        sign_a, exp_a, frac_a = fields(a)
-        sign_b, exp_b, frac_b = fields(b)
+        a, b, (sign_a, exp_a, frac_a), (sign_b, exp_b, frac_b) = self.flushed_operands()
         nan_a = (exp_a == 0xFF) & (frac_a != 0)
         nan_b = (exp_b == 0xFF) & (frac_b != 0)
         inf_a = (exp_a == 0xFF) & (frac_a == 0)

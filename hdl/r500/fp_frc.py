@@ -13,11 +13,10 @@ Pipeline, LATENCY = 1 + FpAdd.LATENCY = 5 cycles, one value every cycle, never s
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal
-from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import CANONICAL_NAN, SIGN, fields, flush
+from hdl.r500.fp32 import CANONICAL_NAN, SIGN, PipelinedUnit, fields, flush
 from hdl.r500.fp_add import FpAdd
 
 __all__ = ["FpFrc", "fp_floor"]
@@ -57,7 +56,7 @@ def fp_floor(m, x):
     return value
 
 
-class FpFrc(wiring.Component):
+class FpFrc(PipelinedUnit):
     """``o_result = a - floor(a)`` (binary32 patterns, R500 rules), LATENCY cycles after
     ``i_valid``."""
 
@@ -67,10 +66,6 @@ class FpFrc(wiring.Component):
     i_a: In(32)
     o_valid: Out(1)
     o_result: Out(32)
-
-    def __init__(self):
-        super().__init__()
-        self.latency = self.LATENCY
 
     def elaborate(self, platform):
         m = Module()

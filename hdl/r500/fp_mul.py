@@ -23,12 +23,10 @@ context on the 85F, speed 6: ~91 MHz.
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed
-from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
 from hdl.alu.multiplier import carry_save_add
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import CANONICAL_NAN, POS_INF, fields, flush, round_pack
+from hdl.r500.fp32 import BinaryFpUnit, CANONICAL_NAN, POS_INF, grid_round_pack
 
 __all__ = ["FpMul"]
 
@@ -41,28 +39,16 @@ PRODUCT_BITS = 48
 STICKY_BITS = 21
 
 
-class FpMul(wiring.Component):
+class FpMul(BinaryFpUnit):
     """``o_result = a * b`` (binary32 patterns, R500 rules), LATENCY cycles after ``i_valid``."""
 
     LATENCY = 4
-
-    i_valid: In(1)
-    i_a: In(32)
-    i_b: In(32)
-    o_valid: Out(1)
-    o_result: Out(32)
-
-    def __init__(self):
-        super().__init__()
-        self.latency = self.LATENCY
 
     def elaborate(self, platform):
         m = Module()
 
         # stage 1: specials, significands, exponent sum
-        a, b = flush(self.i_a), flush(self.i_b)
-        sign_a, exp_a, frac_a = fields(a)
-        sign_b, exp_b, frac_b = fields(b)
+        a, b, (sign_a, exp_a, frac_a), (sign_b, exp_b, frac_b) = self.flushed_operands()
         sign = sign_a ^ sign_b
 
         special = Signal()
@@ -118,15 +104,8 @@ class FpMul(wiring.Component):
         })
 
         # stage 4: onto the grid, round, pack
-        bits = s3["bits"]
-        kept, guard, sticky = Signal(24), Signal(), Signal()
         low = PRODUCT_BITS // 2 - STICKY_BITS + 1    # the kept part's lowest index in bits (d = 0)
-        with m.Switch(s3["grid_shift"]):
-            for d in range(3):
-                with m.Case(d):
-                    m.d.comb += [kept.eq(bits[low + d:]), guard.eq(bits[low + d - 1]),
-                                 sticky.eq(bits[:low + d - 1] != 0)]
-        rounded = round_pack(s3["sign"], s3["exp_field"], kept, guard, sticky)
+        rounded = grid_round_pack(m, s3["bits"], s3["grid_shift"], s3["sign"], s3["exp_field"], low)
         s4 = register_stage(m, 4, {
             "valid": s3["valid"],
             "result": Mux(s3["special"], s3["special_value"], rounded),

@@ -18,11 +18,10 @@ Pipeline, LATENCY = 2 cycles, one value every cycle, never stalls:
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed
-from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import CANONICAL_NAN, fields, flush, round_pack
+from hdl.r500.fp32 import CANONICAL_NAN, PipelinedUnit, fields, flush, round_pack
 from hdl.r500.fp_compare import ONE, ZERO, fp_ge, fp_gt
 
 __all__ = ["FpPost", "OMOD_NONE", "OMOD_SCALE"]
@@ -72,7 +71,7 @@ def clamp_value(x):
     return Mux(~fp_gt(x, ZERO), ZERO, Mux(fp_ge(x, ONE), ONE, x))
 
 
-class FpPost(wiring.Component):
+class FpPost(PipelinedUnit):
     """``o_result`` = clamp(OMOD(``i_x``)) (clamp only if ``i_clamp``; OMOD 7: ``i_x``),
     LATENCY cycles after ``i_valid``."""
 
@@ -84,10 +83,6 @@ class FpPost(wiring.Component):
     i_clamp: In(1)
     o_valid: Out(1)
     o_result: Out(32)
-
-    def __init__(self):
-        super().__init__()
-        self.latency = self.LATENCY
 
     def elaborate(self, platform):
         m = Module()

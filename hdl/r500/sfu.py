@@ -30,13 +30,13 @@ Pipeline, LATENCY = 6 cycles, one new operation every cycle, never stalls:
 from enum import IntEnum
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
-from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import AlphaOp
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import CANONICAL_NAN, POS_INF, fields, flush, round_pack
+from hdl.r500.fp32 import (CANONICAL_NAN, POS_INF, PipelinedUnit, fields, flush,
+                            grid_round_pack)
 from hdl.r500.fp_add import leading_zero_count
 from hdl.r500.sfu_tables import (C1_BITS, C2_BITS, EX2_FRACTION_BITS, EX2_TABLE, INDEX_BITS,
                                  LN2_TABLE, RCP_TABLE, RESULT_BITS, RSQ_TABLE, SIN_TABLE,
@@ -84,7 +84,7 @@ def table_rom():
     return words
 
 
-class SpecialFunctionUnit(wiring.Component):
+class SpecialFunctionUnit(PipelinedUnit):
     """``o_result = op(a)`` (binary32 patterns, R500 rules), LATENCY cycles after ``i_valid``."""
 
     LATENCY = 6
@@ -94,10 +94,6 @@ class SpecialFunctionUnit(wiring.Component):
     i_a: In(32)
     o_valid: Out(1)
     o_result: Out(32)
-
-    def __init__(self):
-        super().__init__()
-        self.latency = self.LATENCY
 
     def elaborate(self, platform):
         m = Module()
@@ -309,15 +305,8 @@ class SpecialFunctionUnit(wiring.Component):
         })
 
         # stage 6: onto the grid, round, pack
-        bits = s5["bits"]
-        kept, guard, sticky = Signal(24), Signal(), Signal()
         low = 64 - 24 - STICKY_BITS + 1              # kept's lowest index in bits (d = 0)
-        with m.Switch(s5["grid_shift"]):
-            for d in range(3):
-                with m.Case(d):
-                    m.d.comb += [kept.eq(bits[low + d:]), guard.eq(bits[low + d - 1]),
-                                 sticky.eq(bits[:low + d - 1] != 0)]
-        rounded = round_pack(s5["sign"], s5["exp_field"], kept, guard, sticky)
+        rounded = grid_round_pack(m, s5["bits"], s5["grid_shift"], s5["sign"], s5["exp_field"], low)
         s6 = register_stage(m, 6, {
             "valid": s5["valid"],
             "result": Mux(s5["special"], s5["special_value"], rounded),

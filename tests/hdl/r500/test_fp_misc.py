@@ -19,6 +19,7 @@ from hdl.r500.fp_frc import FpFrc, fp_floor
 from hdl.r500.fp_post import FpPost
 from hdl.r500.operand_values import abs_, inline_constant, nab, neg, source_modifier
 from sim.r500 import fp32
+from tests.helpers.r500_units import stream
 
 RANDOM = 10_000
 
@@ -176,39 +177,6 @@ def test_combinational_random():
 
 
 # --- clocked units -----------------------------------------------------------------------------
-
-def stream(dut, inputs, seed):
-    """Feed ``inputs`` (dicts port -> value) one per cycle, with occasional idle cycles; return
-    ``o_result`` for each, asserting it comes out LATENCY cycles after its input went in."""
-    rng = random.Random(seed)
-    schedule = []
-    for index in range(len(inputs)):
-        if rng.random() < 0.03:
-            schedule.append(None)
-        schedule.append(index)
-    schedule += [None] * (dut.LATENCY + 1)
-    results = []
-
-    async def testbench(ctx):
-        for cycle, index in enumerate(schedule):
-            ctx.set(dut.i_valid, index is not None)
-            if index is not None:
-                for port, value in inputs[index].items():
-                    ctx.set(getattr(dut, port), value)
-            await ctx.tick()
-            entered = cycle + 1 - dut.LATENCY
-            expected = schedule[entered] if entered >= 0 else None
-            assert ctx.get(dut.o_valid) == (expected is not None), f"valid at cycle {cycle}"
-            if expected is not None:
-                results.append(ctx.get(dut.o_result))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
-    assert len(results) == len(inputs)
-    return results
-
 
 def post_model(x, code, clamp):
     y = fp32.omod(x, code)

@@ -7,11 +7,11 @@ patterns, edge values and operands built to meet near cancellation, rounding and
 
 import random
 
-from amaranth.sim import Simulator
 
 from hdl.r500.fp_add import FpAdd
 from hdl.r500.fp_mul import FpMul
 from sim.r500 import fp32
+from tests.helpers.r500_units import stream
 
 RANDOM_PAIRS = 10_000
 
@@ -106,41 +106,8 @@ BIAS_SUM_UNDER = 127 + 1
 BIAS_SUM_OVER = 127 + 254
 
 
-def stream(dut, pairs, seed):
-    """Feed ``pairs`` one per cycle, with occasional idle cycles; return the results in order
-    and assert each one comes out LATENCY cycles after its pair went in."""
-    rng = random.Random(seed)
-    schedule = []                                   # the pair index entering each cycle or None
-    for index in range(len(pairs)):
-        if rng.random() < 0.02:
-            schedule.append(None)
-        schedule.append(index)
-    schedule += [None] * (dut.LATENCY + 1)
-    results = []
-
-    async def testbench(ctx):
-        for cycle, index in enumerate(schedule):
-            ctx.set(dut.i_valid, index is not None)
-            if index is not None:
-                ctx.set(dut.i_a, pairs[index][0])
-                ctx.set(dut.i_b, pairs[index][1])
-            await ctx.tick()
-            entered = cycle + 1 - dut.LATENCY
-            expected = schedule[entered] if entered >= 0 else None
-            assert ctx.get(dut.o_valid) == (expected is not None), f"valid at cycle {cycle}"
-            if expected is not None:
-                results.append(ctx.get(dut.o_result))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
-    assert len(results) == len(pairs)
-    return results
-
-
 def check(dut, model, pairs, seed):
-    results = stream(dut, pairs, seed)
+    results = stream(dut, [{"i_a": a, "i_b": b} for a, b in pairs], seed)
     mismatches = [(f"{a:#010x}", f"{b:#010x}", f"got {got:#010x}", f"want {model(a, b):#010x}")
                   for (a, b), got in zip(pairs, results) if got != model(a, b)]
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:8]}"
