@@ -7,7 +7,6 @@ patterns, edge values and operands built to meet near cancellation, rounding and
 
 import random
 
-
 from hdl.r500.fp_add import FpAdd
 from hdl.r500.fp_mul import FpMul
 from sim.r500 import fp32
