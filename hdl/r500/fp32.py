@@ -9,13 +9,29 @@ from amaranth import Cat, Const, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["SIGN", "EXPONENT", "POS_INF", "MIN_NORMAL", "CANONICAL_NAN", "fields", "flush",
-           "round_pack", "grid_round_pack", "PipelinedUnit", "BinaryFpUnit"]
+from hdl.lib.pipeline import register_stage
 
+__all__ = ["SIGN", "MAGNITUDE", "EXPONENT", "FRACTION", "FRACTION_BITS", "HIDDEN", "BIAS", "MIN_NORMAL", "ZERO", "NEG_ZERO", "ONE", "HALF", "TWO", "POS_INF", "NEG_INF", "CANONICAL_NAN",
+           "fields", "flush", "round_pack", "grid_round_pack", "PipelinedUnit", "BinaryFpUnit"]
+
+# the binary32 format's constants, for the model (sim/r500/fp32.py) and the RTL alike
 SIGN = 0x8000_0000
+MAGNITUDE = 0x7FFF_FFFF
 EXPONENT = 0x7F80_0000
-POS_INF = 0x7F80_0000
+FRACTION = 0x007F_FFFF
+FRACTION_BITS = 23
+HIDDEN = 1 << FRACTION_BITS
+BIAS = 127
+#: the smallest normal magnitude, 2^-126
 MIN_NORMAL = 0x0080_0000
+
+ZERO = 0x0000_0000
+NEG_ZERO = 0x8000_0000
+ONE = 0x3F80_0000
+HALF = 0x3F00_0000
+TWO = 0x4000_0000
+POS_INF = 0x7F80_0000
+NEG_INF = 0xFF80_0000
 CANONICAL_NAN = 0x7FC0_0000
 
 
@@ -64,6 +80,17 @@ class PipelinedUnit(wiring.Component):
     @property
     def latency(self):
         return self.LATENCY
+
+    def answer_rounded(self, m, stage, previous, low):
+        """The last stage, ``stage``: ``previous``'s special value, or its ``bits`` onto the grid,
+        rounded and packed (``grid_round_pack`` with ``low``); drives the outputs."""
+        rounded = grid_round_pack(m, previous["bits"], previous["grid_shift"], previous["sign"],
+                                  previous["exp_field"], low)
+        last = register_stage(m, stage, {
+            "valid": previous["valid"],
+            "result": Mux(previous["special"], previous["special_value"], rounded),
+        })
+        m.d.comb += [self.o_valid.eq(last["valid"]), self.o_result.eq(last["result"])]
 
 
 class BinaryFpUnit(PipelinedUnit):

@@ -13,14 +13,13 @@ payload; OMOD codes 0-6 canonicalise it afterwards, ``fp_post.FpPost``).
 
 from amaranth import Cat, Const, Mux
 
+from hdl.r500 import fp32
 from hdl.r500.fp32 import flush
 
 __all__ = ["HALF", "ONE", "ZERO", "is_nan", "order_key", "fp_lt", "fp_ge", "fp_gt", "fp_eq",
            "fp_ne", "fp_min", "fp_max", "fp_cnd", "fp_cmp"]
 
-ZERO = Const(0x0000_0000, 32)
-HALF = Const(0x3F00_0000, 32)
-ONE = Const(0x3F80_0000, 32)
+ZERO, HALF, ONE = (Const(value, 32) for value in (fp32.ZERO, fp32.HALF, fp32.ONE))
 
 
 def is_nan(x):

@@ -16,13 +16,11 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib.wiring import In, Out
 
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import CANONICAL_NAN, SIGN, PipelinedUnit, fields, flush
+from hdl.r500.fp32 import BIAS, CANONICAL_NAN, FRACTION_BITS, SIGN, PipelinedUnit, fields, flush
 from hdl.r500.fp_add import FpAdd
 
 __all__ = ["FpFrc", "fp_floor"]
 
-BIAS = 127
-FRACTION_BITS = 23
 MINUS_ONE = 0xBF80_0000
 
 

@@ -26,11 +26,10 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 
 from hdl.alu.multiplier import carry_save_add
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import BinaryFpUnit, CANONICAL_NAN, POS_INF, grid_round_pack
+from hdl.r500.fp32 import BIAS, BinaryFpUnit, CANONICAL_NAN, POS_INF
 
 __all__ = ["FpMul"]
 
-BIAS = 127
 #: the significands' halves: 12x12 fits an 18x18 DSP with room to spare
 HALF = 12
 PRODUCT_BITS = 48
@@ -105,11 +104,5 @@ class FpMul(BinaryFpUnit):
 
         # stage 4: onto the grid, round, pack
         low = PRODUCT_BITS // 2 - STICKY_BITS + 1    # the kept part's lowest index in bits (d = 0)
-        rounded = grid_round_pack(m, s3["bits"], s3["grid_shift"], s3["sign"], s3["exp_field"], low)
-        s4 = register_stage(m, 4, {
-            "valid": s3["valid"],
-            "result": Mux(s3["special"], s3["special_value"], rounded),
-        })
-
-        m.d.comb += [self.o_valid.eq(s4["valid"]), self.o_result.eq(s4["result"])]
+        self.answer_rounded(m, 4, s3, low)
         return m

@@ -20,6 +20,7 @@ Pipeline, LATENCY = 2 cycles, one value every cycle, never stalls:
 from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib.wiring import In, Out
 
+from hdl.isa import Omod
 from hdl.lib.pipeline import register_stage
 from hdl.r500.fp32 import CANONICAL_NAN, PipelinedUnit, fields, flush, round_pack
 from hdl.r500.fp_compare import ONE, ZERO, fp_ge, fp_gt
@@ -28,7 +29,7 @@ __all__ = ["FpPost", "OMOD_NONE", "OMOD_SCALE"]
 
 #: OMOD codes 0-6: the power of two each multiplies by, as its exponent
 OMOD_SCALE = (0, 1, 2, 3, -1, -2, -3)
-OMOD_NONE = 7
+OMOD_NONE = Omod.DISABLE
 
 
 def omod_value(m, x, code):

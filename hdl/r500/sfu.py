@@ -35,18 +35,13 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.isa import AlphaOp
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import (CANONICAL_NAN, POS_INF, PipelinedUnit, fields, flush,
-                            grid_round_pack)
+from hdl.r500.fp32 import CANONICAL_NAN, NEG_INF, ONE, POS_INF, PipelinedUnit, fields, flush
 from hdl.r500.fp_add import leading_zero_count
 from hdl.r500.sfu_tables import (C1_BITS, C2_BITS, EX2_FRACTION_BITS, EX2_TABLE, INDEX_BITS,
                                  LN2_TABLE, RCP_TABLE, RESULT_BITS, RSQ_TABLE, SIN_TABLE,
                                  SQUARE_BITS, SQUARE_KEPT, TURN_BITS)
 
 __all__ = ["SfuOp", "SpecialFunctionUnit"]
-
-ONE = 0x3F80_0000
-NEG_INF = 0xFF80_0000
-
 
 #: ``i_op``: the ALPHA_OP code minus 8, derived from the one table (``hdl.isa.AlphaOp.EX2`` ...
 #: ``COS``). Codes 6 and 7 are no operation of the ISA; they compute SIN and COS.
@@ -306,11 +301,5 @@ class SpecialFunctionUnit(PipelinedUnit):
 
         # stage 6: onto the grid, round, pack
         low = 64 - 24 - STICKY_BITS + 1              # kept's lowest index in bits (d = 0)
-        rounded = grid_round_pack(m, s5["bits"], s5["grid_shift"], s5["sign"], s5["exp_field"], low)
-        s6 = register_stage(m, 6, {
-            "valid": s5["valid"],
-            "result": Mux(s5["special"], s5["special_value"], rounded),
-        })
-
-        m.d.comb += [self.o_valid.eq(s6["valid"]), self.o_result.eq(s6["result"])]
+        self.answer_rounded(m, 6, s5, low)
         return m

@@ -11,24 +11,11 @@ import math
 import operator
 import struct
 
-SIGN = 0x8000_0000
-MAGNITUDE = 0x7FFF_FFFF
-EXPONENT = 0x7F80_0000
-FRACTION = 0x007F_FFFF
-FRACTION_BITS = 23
-HIDDEN = 1 << FRACTION_BITS
-BIAS = 127
-#: the smallest normal magnitude, 2^-126
-MIN_NORMAL = 0x0080_0000
-
-ZERO = 0x0000_0000
-NEG_ZERO = 0x8000_0000
-ONE = 0x3F80_0000
-HALF = 0x3F00_0000
-TWO = 0x4000_0000
-POS_INF = 0x7F80_0000
-NEG_INF = 0xFF80_0000
-CANONICAL_NAN = 0x7FC0_0000
+from hdl.isa import Omod
+from hdl.r500.fp32 import (  # noqa: F401  (the format's constants, one copy)
+    SIGN, MAGNITUDE, EXPONENT, FRACTION, FRACTION_BITS, HIDDEN,
+    BIAS, MIN_NORMAL, ZERO, NEG_ZERO, ONE, HALF,
+    TWO, POS_INF, NEG_INF, CANONICAL_NAN)
 
 
 # --- bits --------------------------------------------------------------------------------------
@@ -330,7 +317,7 @@ def frc(x):
 
 #: OMOD codes 0-6: the power of two each multiplies by
 OMOD_FACTORS = (ONE, TWO, 0x4080_0000, 0x4100_0000, HALF, 0x3E80_0000, 0x3E00_0000)
-OMOD_NONE = 7
+OMOD_NONE = Omod.DISABLE       # neither OMOD nor clamp
 
 
 def omod(x, code):
