@@ -9,6 +9,26 @@
 // CREG_012 = (0, 1, 2) are plain integers set once per band by INITIAL.
 
 // ---------------------------------------------------------------------------------------------
+// R500_EXPORT: in place of PIXELSHADER when an R500 program shades the hits (r500-us.md §4.2):
+// the pixel's registers go to the R500 stage, which takes this routine's OMWRITEs instead of
+// the output memory (their addresses are the pixel's output words). It must be the ROM's
+// first routine and write hdl.isa.R500_EXPORT_REGISTERS in that order; it writes no register.
+R500_EXPORT:
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_PIXEL_2D_POSITION
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_TEXTURE_COLOR
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_LAST_u
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_LAST_v
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_LAST_t
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_UV0_LAST
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_UV1_LAST
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_UV2_LAST
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_E1_LAST
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_E2_LAST
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_TRI_DIFFUSE_LAST
+    OMWRITE VOID CREG_CURRENT_OUTPUT_PIXEL CREG_RAY_DIRECTION
+    RETURN RT_TRUE
+
+// ---------------------------------------------------------------------------------------------
 // INITIAL: once per band, before anything else.
 ENTRYPOINT_ADRR_INITIAL:
     ZERO CREG_LAST_t VOID VOID

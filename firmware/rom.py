@@ -8,9 +8,13 @@ FIRMWARE_SOURCE = Path(__file__).with_name("default.s")
 
 @lru_cache(maxsize=None)
 def default_rom_program():
-    """The assembled default firmware (a ``firmware.asm.Program`` at origin 0)."""
+    """The assembled default firmware (a ``firmware.asm.Program`` at origin 0). Its R500
+    export routine is where the control unit starts it (``hdl.isa.R500_EXPORT_PC``)."""
     from firmware.asm import assemble_file
-    return assemble_file(FIRMWARE_SOURCE, rom=True)
+    from hdl.isa import R500_EXPORT_PC
+    program = assemble_file(FIRMWARE_SOURCE, rom=True)
+    assert program.labels["R500_EXPORT"] == R500_EXPORT_PC, "R500_EXPORT must come first"
+    return program
 
 
 def default_rom():

@@ -23,8 +23,10 @@ import dataclasses
 import enum
 from dataclasses import dataclass
 
-__all__ = ["DividerSharing", "CoreConfig", "GpuConfig", "PRESETS", "preset", "PRESET_NAMES",
-           "SceneDoesNotFit", "TEXTURE_SHIFT", "TEXTURE_MAX"]
+from hdl.isa import R500_TEMPS, R500_MAX_INSTRUCTIONS
+
+__all__ = ["DividerSharing", "CoreConfig", "R500Config", "GpuConfig", "PRESETS", "preset",
+           "PRESET_NAMES", "SceneDoesNotFit", "TEXTURE_SHIFT", "TEXTURE_MAX"]
 
 #: a texture word is an 8-bit colour << TEXTURE_SHIFT (what the 8-bit texture store keeps)
 TEXTURE_SHIFT = 9
@@ -72,6 +74,26 @@ class CoreConfig:
             raise ValueError(f"simple_latency must be 1 or 2, not {self.simple_latency!r}")
         if self.user_words < 1 or self.stack_depth < 1:
             raise ValueError("user_words and stack_depth must be at least 1")
+
+
+@dataclass(frozen=True)
+class R500Config:
+    """How the R500 shader core is built (hdl/r500/, docs/r500-core.md)."""
+    #: temporaries per pixel (the R500 has 128; a program's inputs are temporaries 0-9)
+    temporaries: int = R500_TEMPS
+    #: quads in flight, taking turns: enough of them hide the datapath's latency
+    contexts: int = 8
+    #: the instruction memory, in R500 instructions
+    instructions: int = R500_MAX_INSTRUCTIONS
+
+    def __post_init__(self):
+        if not 1 <= self.temporaries <= R500_TEMPS:
+            raise ValueError(f"temporaries must be 1-{R500_TEMPS}, got {self.temporaries}")
+        if not 1 <= self.contexts <= 16:
+            raise ValueError(f"contexts must be 1-16, got {self.contexts}")
+        if not 1 <= self.instructions <= R500_MAX_INSTRUCTIONS:
+            raise ValueError(f"instructions must be 1-{R500_MAX_INSTRUCTIONS}, got "
+                             f"{self.instructions}")
 
 
 @dataclass(frozen=True)

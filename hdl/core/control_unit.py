@@ -9,6 +9,10 @@ For a band whose position rows (config 6, 7) the IO side has written::
                     flip the swap bank (``tri_flip``), run MAIN; hit |= its return value
                 PSU2 if hit; PIXELSHADER; NPG -> next pixel while it returns TRUE
 
+With ``r500`` set (an R500 program shades the hits, r500-us.md §4.2), the firmware's R500
+export routine runs in place of PIXELSHADER (``core_start_direct``): ``exporting`` tells the
+shader core to send its OMWRITEs to the R500 stage, ``pixel_hit`` whether the pixel hit.
+
 Interface towards the IO side (``hdl.gpu.io_unit.IoUnit``, through the shader core):
 
 * ``band_start`` (strobe, while not ``busy``) begins a band; ``band_done`` pulses at its end.
@@ -47,6 +51,7 @@ class ControlUnit(wiring.Component):
 
     core_start: Out(1)
     core_start_entry: Out(4)
+    core_start_direct: Out(1)       # start the R500 export routine (hdl.isa.R500_EXPORT_PC)
     core_chain: Out(1)
     core_flip: Out(1)
     core_busy: In(1)
@@ -56,6 +61,11 @@ class ControlUnit(wiring.Component):
 
     io_wait_cycles: Out(32)
     pixels: Out(32)
+
+    # an R500 program shades the hits: its export routine runs in place of PIXELSHADER
+    r500: In(1)
+    exporting: Out(1)               # ... now: the core's OMWRITEs go to the R500 stage
+    pixel_hit: Out(1)               # ... and the pixel hit a triangle
 
     def elaborate(self, platform):
         m = Module()
@@ -74,7 +84,8 @@ class ControlUnit(wiring.Component):
         launched = Signal()          # the current state's routine has been started
         io_wait = Signal(32)
         pixels = Signal(32)
-        m.d.comb += [self.io_wait_cycles.eq(io_wait), self.pixels.eq(pixels)]
+        m.d.comb += [self.io_wait_cycles.eq(io_wait), self.pixels.eq(pixels),
+                     self.pixel_hit.eq(hit)]
 
         def run(name, on_done):
             """Start routine ``name`` once, then call ``on_done(result)`` when it returns."""
@@ -104,6 +115,9 @@ class ControlUnit(wiring.Component):
                                     ("USERCONSTANTS", "RGU"), ("PSU2", "PIXELSHADER"),
                                     ("PIXELSHADER", "NPG")):
                 with m.State(name):
+                    if name == "PIXELSHADER":
+                        m.d.comb += [self.core_start_direct.eq(self.r500),
+                                     self.exporting.eq(self.r500)]
                     run(name, lambda result, following=following: _next(following))
             with m.State("RGU"):
                 def after_rgu(result):

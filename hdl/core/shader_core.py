@@ -10,14 +10,19 @@ memory answer TMREAD and OMWRITE. Ports are the two parts' outward ports, unchan
   ``io_addr``, ``io_data``, ``io_ready``, ``io_idle``;
 * user code: ``imem_we``, ``imem_addr``, ``imem_data``;
 * memories: ``tm_req``/``tm_resp`` (texture words), ``om_req`` (output words);
-* ``counters`` (the core's) and ``io_wait_cycles``, ``pixels`` (the control unit's).
+* ``counters`` (the core's) and ``io_wait_cycles``, ``pixels`` (the control unit's);
+* R500 shading: with ``r500`` set the firmware's R500 export routine runs in place of
+  PIXELSHADER and its OMWRITEs leave on ``export`` (``pixel_hit`` beside them), not ``om_req``.
 """
 
-from amaranth import Module
-from amaranth.lib import wiring
+from amaranth import Module, Mux
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
 
 from hdl.core.core import Core
 from hdl.core.control_unit import ControlUnit
+from hdl.core.ports import OutputWrite
+from hdl.isa import R500_EXPORT_PC
 
 __all__ = ["ShaderCore"]
 
@@ -35,6 +40,8 @@ class ShaderCore(wiring.Component):
         members.update({name: ctl_sig[name] for name in (
             "band_start", "band_done", "busy", "error", "num_triangles", "tri_ready", "tri_flip",
             "io_wait_cycles", "pixels")})
+        members.update({"r500": In(1), "export": Out(stream.Signature(OutputWrite)),
+                        "pixel_hit": Out(1)})
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -44,7 +51,9 @@ class ShaderCore(wiring.Component):
         m.d.comb += [
             core.start.eq(ctl.core_start),
             core.start_chain.eq(ctl.core_chain),
-            core.start_direct.eq(0),
+            core.start_direct.eq(ctl.core_start_direct),
+            core.start_pc.eq(R500_EXPORT_PC),
+            ctl.r500.eq(self.r500), self.pixel_hit.eq(ctl.pixel_hit),
             core.start_entry.eq(ctl.core_start_entry),
             core.flip.eq(ctl.core_flip),
             ctl.core_busy.eq(core.busy),
@@ -63,7 +72,14 @@ class ShaderCore(wiring.Component):
             m.d.comb += getattr(self, name).eq(getattr(core, name))
         wiring.connect(m, wiring.flipped(self.tm_req), core.tm_req)
         wiring.connect(m, core.tm_resp, wiring.flipped(self.tm_resp))
-        wiring.connect(m, wiring.flipped(self.om_req), core.om_req)
+        # the core's output writes: to the output memory, or while the R500 export routine
+        # runs to the R500 stage
+        exporting = ctl.exporting
+        m.d.comb += [self.om_req.payload.eq(core.om_req.payload),
+                     self.export.payload.eq(core.om_req.payload),
+                     self.om_req.valid.eq(core.om_req.valid & ~exporting),
+                     self.export.valid.eq(core.om_req.valid & exporting),
+                     core.om_req.ready.eq(Mux(exporting, self.export.ready, self.om_req.ready))]
         if "div" in self.signature.members:
             wiring.connect(m, core.div, wiring.flipped(self.div))
         return m

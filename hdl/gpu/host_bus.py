@@ -53,7 +53,8 @@ class AddressDecoder(wiring.Component):
         with m.Else():
             m.d.comb += self.offset.eq(self.addr[:LARGE_REGION_BITS])
             with m.Switch(top):
-                for region in (Region.SCENE, Region.TEXTURE, Region.USER, Region.OUTPUT):
+                for region in (Region.SCENE, Region.TEXTURE, Region.USER, Region.OUTPUT,
+                               Region.R500):
                     with m.Case(REGION_BASE[region] >> LARGE_REGION_BITS):
                         m.d.comb += self.region.eq(region)
         return m

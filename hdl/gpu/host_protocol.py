@@ -53,7 +53,8 @@ class Region(IntEnum):
     TEXTURE = 4
     USER = 5
     OUTPUT = 6
-    NONE = 7          # unmapped: writes are ignored, reads give 0
+    R500 = 7          # the R500 stage (program, constants, registers; R5Reg, R5Area)
+    NONE = 8          # unmapped: writes are ignored, reads give 0
 
 
 REGION_BASE = {
@@ -64,6 +65,7 @@ REGION_BASE = {
     Region.TEXTURE: 0x0200_0000,
     Region.USER: 0x0300_0000,
     Region.OUTPUT: 0x0400_0000,
+    Region.R500: 0x0500_0000,
 }
 #: regions at 0x000x_xxxx span 2^20 words, the others 2^24
 SMALL_REGION_BITS = 20
@@ -110,6 +112,168 @@ def register_address(reg):
     """The word address of control/status register ``reg`` (a Reg)."""
     return host_address(Region.CONTROL, reg)
 
+
+# --- the R500 stage's part of the map --------------------------------------------------------
+
+class R5Area(IntEnum):
+    """Areas of region R500 (word offsets): the stage's registers (``R5Reg``); instruction i's
+    six words at ``PROGRAM + 8i + w``; constant c's channel k at ``CONSTANTS + 4c + k``; integer
+    constant n at ``INT_CONSTS + n``; sampler s at ``SAMPLERS + 2s`` (base) and ``+ 1`` (its
+    fields, ``sampler_fields``). The R500 job top (``hdl/gpu/r500_top.py``) also has lane l's
+    temporary t, channel k at ``TEMPS + 4(128l + t) + k``, render target r's channel k at
+    ``TARGETS + 4(4l + r) + k`` and per lane ``LANES + 4l``: W, the render-target channels
+    written (bit 4r + k), killed."""
+    REGS = 0x00_0000
+    PROGRAM = 0x01_0000
+    CONSTANTS = 0x02_0000
+    INT_CONSTS = 0x03_0000
+    SAMPLERS = 0x03_1000
+    TEMPS = 0x10_0000
+    TARGETS = 0x20_0000
+    LANES = 0x30_0000
+
+
+class R5Reg(IntEnum):
+    """The R500 stage's registers (area REGS)."""
+    CTRL = 0                # W: R5_CTRL_RUN / R5_CTRL_CLEAR (the job top's context CONTEXT)
+    STATUS = 1              # R: R5_STATUS_* of context CONTEXT (job top)
+    START_PC = 2            # the program's start and END_ADDR, instruction numbers
+    END_PC = 3
+    MAX_INSTRUCTIONS = 4    # per quad
+    BOOLS = 5               # the 32 static booleans
+    SHADE = 6               # GPU: 1 = the hits are shaded by the R500 program
+    COVERED = 7             # job top: the quad's covered lanes (bit l)
+    CONTEXT = 8             # job top: the context CTRL, STATUS, TEMPS... address
+    FAULT = 9               # R: why the quad stopped (QuadFault) | its PC << 16
+    FAULT_PIXEL = 10        # GPU, R: the stopped quad's first covered pixel, x | y << 16
+    INSTRUCTIONS = 11       # R: instructions the quad (job top) / the frame's quads executed
+    CYCLES = 12             # R: job top: cycles from RUN to the end of the last quad
+    QUADS = 13              # GPU, R: quads shaded in the frame
+    LANE_OPS = 14           # R: ALU lane-ops issued (since reset)
+    CONTEXTS = 15           # R: the build's contexts
+    TEMPORARIES = 16        # R: the build's temporaries per pixel
+    RUNNING = 17            # R: job top: a bit per running context
+
+
+R5_CTRL_RUN = 1 << 0        # launch context CONTEXT with COVERED
+R5_CTRL_CLEAR = 1 << 1      # release context CONTEXT and claim it: its temporaries read 0
+R5_STATUS_BUSY, R5_STATUS_DONE, R5_STATUS_FAULT = 1 << 0, 1 << 1, 1 << 2
+#: words per instruction in area PROGRAM
+R5_PROGRAM_STRIDE = 8
+R5_TEMP_STRIDE = 128        # temporaries per lane in area TEMPS
+
+
+def r500_address(area, offset=0):
+    """The word address of ``offset`` in area ``area`` of region R500."""
+    return host_address(Region.R500, area + offset)
+
+
+def sampler_fields(width, height, bilinear, clamp, set_up):
+    """Word 1 of a sampler (area SAMPLERS): log2 width 4:0, log2 height 9:5, bilinear 10,
+    clamp 11, set up 15. A sampler that is not set up needs no valid sizes."""
+    if not set_up:
+        return 0
+    return ((width.bit_length() - 1) | (height.bit_length() - 1) << 5 | int(bilinear) << 10
+            | int(clamp) << 11 | 1 << 15)
+
+
+@dataclass
+class R500State:
+    """What the host loads into the R500 stage: ``program`` (words, six per instruction),
+    ``start``/``end`` (instruction numbers), ``max_instructions``, ``constants`` {index:
+    [r, g, b, a] words}, ``bools``, ``int_consts`` {index: word}, ``samplers`` {index: (base,
+    ``sampler_fields`` word)}. Constants, integer constants and samplers not given are loaded
+    as zeros (not set up): what a previous program left is gone."""
+    program: list
+    start: int
+    end: int
+    max_instructions: int
+    constants: dict
+    bools: int
+    int_consts: dict
+    samplers: dict
+
+
+def r500_load_runs(state):
+    """(address, words) runs that load an R500State: one per area."""
+    words = list(state.program)
+    padding = [0] * (R5_PROGRAM_STRIDE - 6)
+    program = [w for i in range(0, len(words), 6) for w in words[i:i + 6] + padding]
+    constants = [w for index in range(256) for w in state.constants.get(index, (0, 0, 0, 0))]
+    int_consts = [state.int_consts.get(index, 0) for index in range(32)]
+    samplers = [w for index in range(16) for w in state.samplers.get(index, (0, 0))]
+    return [(r500_address(R5Area.PROGRAM), program),
+            (r500_address(R5Area.CONSTANTS), constants),
+            (r500_address(R5Area.INT_CONSTS), int_consts),
+            (r500_address(R5Area.SAMPLERS), samplers),
+            (r500_address(R5Area.REGS, R5Reg.START_PC),
+             [state.start, state.end, state.max_instructions, state.bools])]
+
+
+@dataclass
+class QuadReadback:
+    """What ``run_quad_job`` reads back of a context: per lane its temporaries (``temps[l][t]``,
+    four words), render targets (``targets[l][r]``, four words, 0 where not written) and the
+    channels written (``written[l][r]``, a 4-bit mask), W, whether it was killed; the
+    instructions executed, the fault (``hdl.isa.QuadFault``) and its PC, the quad's cycles."""
+    temps: list
+    targets: list
+    written: list
+    w: list
+    killed: list
+    instructions: int
+    fault: int
+    fault_pc: int
+    cycles: int
+
+
+async def load_quad(port, lanes, context=0):
+    """Claim ``context`` and load ``lanes`` (four (temps {index: 4 words}, covered) pairs)."""
+    await port.write(r500_address(R5Area.REGS, R5Reg.CONTEXT), [context])
+    await port.write(r500_address(R5Area.REGS, R5Reg.CTRL), [R5_CTRL_CLEAR])
+    for lane, (temps, _) in enumerate(lanes):
+        for index, value in sorted(temps.items()):
+            await port.write(r500_address(R5Area.TEMPS, 4 * (R5_TEMP_STRIDE * lane + index)),
+                             list(value))
+
+
+async def launch_quad(port, lanes, context=0):
+    covered = sum(1 << lane for lane, (_, is_covered) in enumerate(lanes) if is_covered)
+    await port.write(r500_address(R5Area.REGS, R5Reg.CONTEXT), [context])
+    await port.write(r500_address(R5Area.REGS, R5Reg.COVERED), [covered])
+    await port.write(r500_address(R5Area.REGS, R5Reg.CTRL), [R5_CTRL_RUN])
+
+
+async def read_quad(port, temporaries, context=0):
+    """The QuadReadback of ``context`` (its first ``temporaries`` temporaries per lane)."""
+    await port.write(r500_address(R5Area.REGS, R5Reg.CONTEXT), [context])
+    fault, _, instructions, cycles = await port.read(r500_address(R5Area.REGS, R5Reg.FAULT), 4)
+    temps, targets, written, w, killed = [], [], [], [], []
+    for lane in range(4):
+        words = await port.read(r500_address(R5Area.TEMPS, 4 * R5_TEMP_STRIDE * lane),
+                                4 * temporaries)
+        temps.append([words[i:i + 4] for i in range(0, len(words), 4)])
+        words = await port.read(r500_address(R5Area.TARGETS, 16 * lane), 16)
+        targets.append([words[i:i + 4] for i in range(0, 16, 4)])
+        info = await port.read(r500_address(R5Area.LANES, 8 * lane), 8)
+        w.append(info[0])
+        killed.append(bool(info[1]))
+        written.append(info[4:8])
+    return QuadReadback(temps, targets, written, w, killed, instructions, fault & 0xFFFF,
+                        fault >> 16, cycles)
+
+
+async def run_quad_job(port, state, texture, lanes, temporaries, context=0):
+    """One quad on the R500 job top: load ``state`` (an R500State) and the ``texture`` words,
+    claim and load ``context`` with ``lanes``, run it, wait for its end; the QuadReadback."""
+    for address, words in r500_load_runs(state):
+        await port.write(address, words)
+    if texture:
+        await port.write(host_address(Region.TEXTURE), list(texture))
+    await load_quad(port, lanes, context)
+    await launch_quad(port, lanes, context)
+    await port.wait_frame()
+    return await read_quad(port, temporaries, context)
 
 # --- a scene as host writes ------------------------------------------------------------------
 

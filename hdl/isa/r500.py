@@ -15,8 +15,9 @@ __all__ = [
     "US_INT_CONST",
     "InstType", "FcOp", "AddrOp", "BranchOp", "PredSel", "JumpFunc", "LaneState", "FcError",
     "RgbOp", "AlphaOp", "TexOp", "Swizzle", "Mod", "SrcpOp", "Omod", "Compare", "Sel",
-    "AluResultSel",
+    "AluResultSel", "QuadFault",
     "R500_TEMPS", "R500_CONSTS", "R500_MAX_INSTRUCTIONS", "R500_WORDS_PER_INSTRUCTION",
+    "R500_BOOLS", "R500_INT_CONSTS", "R500_SAMPLERS", "R500_RENDER_TARGETS",
 ]
 
 # --- resources (r500-us.md §1) ---------------------------------------------------------------
@@ -25,6 +26,10 @@ R500_TEMPS = 128                    # vec4 temporaries per pixel
 R500_CONSTS = 256                   # vec4 constants
 R500_MAX_INSTRUCTIONS = 512         # instruction memory
 R500_WORDS_PER_INSTRUCTION = 6      # inst0 ... inst5
+R500_BOOLS = 32                     # static boolean constants
+R500_INT_CONSTS = 32                # integer loop constants
+R500_SAMPLERS = 16                  # TEX_ID
+R500_RENDER_TARGETS = 4             # OUT's TARGET
 
 
 # --- R500 "US" instruction words (r500-us.md §1; used by the flow-control stack engine) ----
@@ -308,3 +313,24 @@ class FcError(IntEnum):
     LOOP_OVERFLOW = 3
     LOOP_UNDERFLOW = 4
     COUNTER_OVERFLOW = 5
+
+
+class QuadFault(IntEnum):
+    """Why a quad stopped (r500-us.md §3.6, §4.3): the R500 core's error codes, in the order of
+    §4.3's texts. The flow-control errors follow ``FcError``'s order."""
+    NONE = 0
+    ILLEGAL_INSTRUCTION = 1
+    BAD_TEMPORARY = 2
+    SAMPLER_NOT_SET_UP = 3
+    PC_OUTSIDE = 4
+    INSTRUCTION_LIMIT = 5
+    ADDR_OVERFLOW = 6
+    ADDR_UNDERFLOW = 7
+    LOOP_OVERFLOW = 8
+    LOOP_UNDERFLOW = 9
+    COUNTER_OVERFLOW = 10
+
+    @classmethod
+    def from_fc(cls, fc_error):
+        """The fault of a flow-control engine's ``FcError``."""
+        return cls(cls.ADDR_OVERFLOW + fc_error - FcError.ADDR_OVERFLOW)

@@ -22,7 +22,8 @@ __all__ = [
     "reg", "RT_TRUE", "RT_FALSE",
     "REG_NAMES", "REG_BY_NAME", "REG_ALIASES", "reg_name",
     "SWIZZLES", "SWIZZLE_BY_NAME",
-    "ENTRY_NAMES", "ENTRY_INDEX", "ORIGINAL_ENTRY_ADDRESSES",
+    "ENTRY_NAMES", "ENTRY_INDEX", "ORIGINAL_ENTRY_ADDRESSES", "R500_EXPORT_PC",
+    "R500_EXPORT_REGISTERS",
     "USER_CODE_BASE", "USER_CODE_START", "NUM_ENTRIES",
     "jump_lane", "jump_relation", "Relation", "compare",
 ]
@@ -382,6 +383,12 @@ NUM_ENTRIES = len(ENTRY_NAMES)
 #: value below USER_CODE_BASE as "the built-in routine for this index" and write these back
 ORIGINAL_ENTRY_ADDRESSES = (0x00, 0x2C, 0x2F, 0x45, 0x9D, 0xE8, 0xF8, 0xBE, 0x37, 0x114, 0x116,
                             0x25)
+#: the R500 stage's pixel export routine (r500-us.md §4.2), the first routine of the firmware
+#: ROM: it OMWRITEs these registers, in this order, to the R500 stage in place of PIXELSHADER
+R500_EXPORT_PC = NUM_ENTRIES
+R500_EXPORT_REGISTERS = ("PIXEL_2D_POSITION", "TEXTURE_COLOR", "LAST_u", "LAST_v", "LAST_t",
+                         "UV0_LAST", "UV1_LAST", "UV2_LAST", "E1_LAST", "E2_LAST",
+                         "TRI_DIFFUSE_LAST", "RAY_DIRECTION")
 USER_CODE_BASE = 0x8000          # code addresses >= this are user instruction RAM
 USER_CODE_START = USER_CODE_BASE + NUM_ENTRIES   # 0x800C: first user instruction
 

@@ -12,7 +12,7 @@ from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameErro
 from sim.fast.build import Design
 from sim.fast.driver import FastSim, FastSimError
 
-__all__ = ["render_gpu_fast", "gpu_design"]
+__all__ = ["render_gpu_fast", "gpu_design", "BusHost"]
 
 
 def gpu_design(rom, config, scene=None):
@@ -25,7 +25,7 @@ def gpu_design(rom, config, scene=None):
     return Design(Gpu, [int(w) for w in rom], config)
 
 
-class _BusHost:
+class BusHost:
     """A FastSim's host bus as the blocking host of the frame sequence
     (hdl/gpu/host_protocol.py). Counts the bus cycles of its writes and reads, and the
     cycles of the frame (``frame_cycles``)."""
@@ -84,7 +84,7 @@ def render_gpu_fast(scene, rom, config, backend=None, progress=None, chunk_cycle
     prepare_s = time.monotonic() - prepare_start
     start = time.monotonic()
     sim.attach_bus()
-    host = _BusHost(sim, progress, chunk_cycles, max_cycles)
+    host = BusHost(sim, progress, chunk_cycles, max_cycles)
     try:
         frame = render_frame_blocking(host, scene, cores=config.cores)
     except FrameError as e:
