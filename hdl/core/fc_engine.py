@@ -18,9 +18,12 @@ Inputs (sampled in the cycle they are given):
   RGB_PRED_SEL / RGB_PRED_INV) and ``code_offset`` (added to the jump address unless
   ``addr.jump_global``).
 * ``covered`` (per lane; default all 1).
+* ``killed`` (per lane; default 0): lanes a TEXKILL removed (§3.5). A killed lane neither votes
+  nor counts as live, keeps its lane state through every step and takes no ``alu_result`` or
+  predicate update. Lanes = 1 users leave it at 0, where it is a constant and costs nothing.
 * ``alu_result_we``/``alu_result`` and ``pred_we``/``pred`` (per lane; pred 4 bits, R = bit 0,
-  with a per-bit write enable): an ALU instruction's results. They land only in ACTIVE lanes;
-  given in the same cycle as an FC instruction, the FC decision already sees them.
+  with a per-bit write enable): an ALU instruction's results. They land only in ACTIVE, unkilled
+  lanes; given in the same cycle as an FC instruction, the FC decision already sees them.
 
 Outputs (combinational from the inputs and the state, so the core can redirect fetch in the same
 cycle):
@@ -28,8 +31,11 @@ cycle):
 * ``jump`` (valid and the group jumps), ``next_pc`` (the target if ``jump``, else pc + 1);
 * ``error``/``error_code`` (``hdl.isa.FcError``): the instruction would overflow or
   underflow a stack or a branch counter. The state is then left unchanged (the core stops).
-* ``active`` (per lane: ACTIVE now, i.e. the write enables of an ALU instruction this cycle)
-  and ``aL`` (the topmost LOOP entry's loop register, 0 when none).
+* ``active`` (per lane: ACTIVE and not killed now, i.e. the write enables of an ALU
+  instruction this cycle; ``active | killed`` all ones is LAST's test) and ``aL`` (the topmost
+  LOOP entry's loop register, 0 when none).
+* ``lane_pred``/``lane_alu_result`` (per lane): the predicate bits and ``alu_result`` as they
+  are now, before this cycle's updates (predication of this cycle's writes reads them).
 * ``addr_full``/``addr_empty``: the address stack is full / empty (from the state alone, not
   the ALU result: an issuer of unconditional CALL/RET knows their ADDR_OVERFLOW/UNDERFLOW
   before the jump decision settles, which keeps that decision off its issue path).
@@ -79,6 +85,7 @@ class FlowControlEngine(wiring.Component):
             "pred_sel": In(3),
             "pred_inv": In(1),
             "covered": In(lanes, init=(1 << lanes) - 1),
+            "killed": In(lanes),
             "alu_result_we": In(lanes),
             "alu_result": In(lanes),
             "pred_we": In(data.ArrayLayout(4, lanes)),
@@ -88,6 +95,8 @@ class FlowControlEngine(wiring.Component):
             "error": Out(1),
             "error_code": Out(3),
             "active": Out(lanes),
+            "lane_pred": Out(data.ArrayLayout(4, lanes)),
+            "lane_alu_result": Out(lanes),
             "aL": Out(8),
             "addr_full": Out(1),
             "addr_empty": Out(1),
@@ -131,19 +140,23 @@ class FlowControlEngine(wiring.Component):
                   for i in range(L)]
         value0 = [wire(f"lane{i}_value0", value_bits, Mux(start, 0, self.lane_value[i]))
                   for i in range(L)]
-        active0 = wire("active0", L, Cat(s == _ACTIVE for s in state0))
+        # a killed lane takes part in nothing: it is never ACTIVE for writes, votes or liveness,
+        # and its state is kept at the end whatever the steps below compute for it
+        moves = wire("moves", L, ~self.killed)
+        active0 = wire("active0", L, Cat(s == _ACTIVE for s in state0) & moves)
         loop_sp = wire("loop_sp0", loop_sp_r.shape(), Mux(start, 0, loop_sp_r))
         addr_sp = wire("addr_sp0", addr_sp_r.shape(), Mux(start, 0, addr_sp_r))
 
         # ALU writes land in ACTIVE lanes first: the FC decision of this cycle sees them
-        alu0 = Mux(start, 0, alu_r)
+        alu0 = wire("alu0", L, Mux(start, 0, alu_r))
+        pred0 = [wire(f"lane{i}_pred0", 4, Mux(start, 0, pred_r[i])) for i in range(L)]
         alu = wire("alu_eff", L, (alu0 & ~(self.alu_result_we & active0))
                    | (self.alu_result & self.alu_result_we & active0))
         pred = []
         for i in range(L):
             we = Mux(active0[i], self.pred_we[i], 0)
             pred.append(wire(f"lane{i}_pred_eff", 4,
-                             (Mux(start, 0, pred_r[i]) & ~we) | (self.pred[i] & we)))
+                             (pred0[i] & ~we) | (self.pred[i] & we)))
 
         # --- decode ------------------------------------------------------------------------
         op = inst.OP
@@ -196,7 +209,7 @@ class FlowControlEngine(wiring.Component):
             value2.append(wire(f"lane{i}_value2", value_bits, Mux(wake, 0, value1[i])))
 
         # --- 3. decision among the voters ----------------------------------------------------
-        voters = wire("voters", L, Cat((s == _ACTIVE) for s in state2)
+        voters = wire("voters", L, Cat((s == _ACTIVE) for s in state2) & moves
                       & (self.covered | Mux(inst.IGNORE_UNCOVERED, 0, (1 << L) - 1)))
         decision = wire("decision", 1, Mux(inst.JUMP_ANY, (voters & wish).any(),
                                            (voters & ~wish) == 0))
@@ -211,7 +224,7 @@ class FlowControlEngine(wiring.Component):
             live_bits.append((state3[i] == _ACTIVE)
                              | ((state3[i] == _INACTIVE) & (value3[i] < pop_cnt))
                              | (is_break & (state3[i] == _CONTINUE) & (value3[i] == level)))
-        live = wire("live", 1, Cat(live_bits).any())
+        live = wire("live", 1, (Cat(live_bits) & moves).any())
 
         taken = Signal(name="taken")        # the group jumps
         with m.If(is_loop_op):
@@ -249,7 +262,7 @@ class FlowControlEngine(wiring.Component):
                     m.d.comb += [state5[i].eq(_ACTIVE), value5[i].eq(0)]
                 with m.Else():
                     m.d.comb += value5[i].eq(value4[i] - pop_cnt)
-            overflow_bits.append(inactive & (value4[i] >= counter_max))
+            overflow_bits.append(moves[i] & inactive & (value4[i] >= counter_max))
         counter_overflow = wire("counter_overflow", 1,
                                 (b_op == BranchOp.INCR) & Cat(overflow_bits).any())
 
@@ -284,6 +297,8 @@ class FlowControlEngine(wiring.Component):
             self.error.eq(self.valid & (error_code != FcError.NONE)),
             self.error_code.eq(Mux(self.valid, error_code, FcError.NONE)),
             self.active.eq(active0),
+            self.lane_alu_result.eq(alu0),
+            [self.lane_pred[i].eq(pred0[i]) for i in range(L)],
             # from flags kept with the stack pointer: one gate from flip-flops (the core's issue
             # decision reads them)
             self.addr_full.eq(~start & addr_full_r),
@@ -294,8 +309,8 @@ class FlowControlEngine(wiring.Component):
         m.d.sync += alu_r.eq(alu)
         for i in range(L):
             m.d.sync += [
-                self.lane_state[i].eq(Mux(commit, state5[i], state0[i])),
-                self.lane_value[i].eq(Mux(commit, value5[i], value0[i])),
+                self.lane_state[i].eq(Mux(commit & moves[i], state5[i], state0[i])),
+                self.lane_value[i].eq(Mux(commit & moves[i], value5[i], value0[i])),
                 pred_r[i].eq(pred[i]),
             ]
 

@@ -3,9 +3,10 @@
 The testbench plays the core: it holds a flat program, feeds the instruction at the PC each
 cycle (an FC instruction with ``valid``, or an ALU pseudo-instruction as ``alu_result``/``pred``
 writes, sometimes in the same cycle as the FC instruction after it), follows ``next_pc``, and
-compares every cycle jump / next_pc / error / active / aL (and, after the edge, the lane states
-and stack depths) with the model; at the end the per-lane traces are compared with each lane
-run alone (``run_lane``).
+compares every cycle jump / next_pc / error / active / aL / lane_pred / lane_alu_result (and,
+after the edge, the lane states and stack depths) with the model; at the end the per-lane traces
+are compared with each lane run alone (``run_lane``). With ``kill_rate`` the testbench also
+kills random lanes between instructions (a TEXKILL: the model's ``kill``, the ``killed`` input).
 """
 
 import random
@@ -28,16 +29,21 @@ from tests.helpers.fc_programs import DIRECTED, theia_program
 
 
 class Job:
-    def __init__(self, flat, covered=None, name=""):
-        self.flat, self.covered, self.name = flat, covered, name
-        self.traces = self.error = self.cycles = None
+    """``kills``: {pc: lanes} killed before the instruction at pc executes (each time)."""
+
+    def __init__(self, flat, covered=None, name="", kills=None):
+        self.flat, self.covered, self.name, self.kills = flat, covered, name, kills or {}
+        self.traces = self.error = self.cycles = self.killed = None
 
 
-def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=None, **params):
+def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=None,
+                  kill_rate=0.0, **params):
     """Run every job on one engine (``start`` between programs), checking it against the model
-    cycle by cycle. Fills ``job.traces``, ``job.error`` (FcError or None), ``job.cycles``.
+    cycle by cycle. Fills ``job.traces``, ``job.error`` (FcError or None), ``job.cycles``,
+    ``job.killed`` (the lanes killed by the end).
     ``fuse``: probability of an ALU op sharing its cycle with the next FC instruction;
-    ``fused_start``: ``start`` with the first instruction (True), a cycle before (False), random."""
+    ``fused_start``: ``start`` with the first instruction (True), a cycle before (False), random;
+    ``kill_rate``: probability, before each instruction, of killing a random set of lanes."""
     dut = FlowControlEngine(lanes, **params)
     sim = Simulator(dut)
     sim.add_clock(1e-6)
@@ -58,6 +64,13 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
             assert ctx.get(dut.alu_result_r) == sum(b << i for i, b in enumerate(model.alu_result))
             assert [ctx.get(p) for p in dut.pred_r] == model.pred, where
 
+        def check_lane_outputs(model, where):
+            """The engine's view of the lanes this cycle, before this cycle's ALU writes."""
+            assert ctx.get(dut.active) == model.active_mask(), where
+            assert ctx.get(dut.lane_alu_result) == \
+                sum(b << i for i, b in enumerate(model.alu_result)), where
+            assert list(ctx.get(dut.lane_pred)) == model.pred, where
+
         for job in jobs:
             prog = job.flat
             model = FlowControl(lanes, **params)
@@ -66,6 +79,7 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
             ctx.set(dut.covered, all_lanes if job.covered is None else job.covered)
             ctx.set(dut.bool_const, prog.bool_const)
             ctx.set(dut.code_offset, prog.code_offset)
+            ctx.set(dut.killed, 0)
             cycles = 0
             ctx.set(dut.start, 1)
             if not (rng.random() < 0.5 if fused_start is None else fused_start):
@@ -76,21 +90,26 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
             while pc != prog.end:
                 where = (job.name, hex(pc))
                 insn = prog.at(pc)
+                if kill_rate and rng.random() < kill_rate:
+                    model.kill(rng.getrandbits(lanes))
+                model.kill(job.kills.get(pc, 0))
+                ctx.set(dut.killed, model.killed_mask())
                 if isinstance(insn, AluOp):
                     active = ctx.get(dut.active)
-                    assert active == model.active_mask(), where
                     assert ctx.get(dut.aL) == model.aL, where
                     bits, preds = alu_lane_values(insn, active, lanes, counts, traces, model.aL)
                     if insn.fn is not None:
-                        model.set_alu_result(bits)
-                        model.set_pred(preds)
-                        # inactive lanes get random values: the engine must drop them
+                        # killed and inactive lanes get random values: the engine must drop them
                         noise = rng.getrandbits(lanes) & ~active
                         ctx.set(dut.alu_result_we, all_lanes)
                         ctx.set(dut.alu_result, sum(b << i for i, b in enumerate(bits)) | noise)
                         ctx.set(dut.pred_we, [0xF] * lanes)
                         ctx.set(dut.pred, [p | (rng.getrandbits(4) if not active >> i & 1 else 0)
                                            for i, p in enumerate(preds)])
+                    check_lane_outputs(model, where)        # not yet the writes just given
+                    if insn.fn is not None:
+                        model.set_alu_result(bits)
+                        model.set_pred(preds)
                     model.advance()
                     nxt = (pc + 1) & model.pc_mask
                     if nxt != prog.end and isinstance(prog.at(nxt), FcOp) and rng.random() < fuse:
@@ -104,6 +123,8 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
                         cycles += 1
                         pc = nxt
                         continue
+                else:
+                    check_lane_outputs(model, where)
                 ctx.set(dut.valid, 1)
                 ctx.set(dut.pc, pc)
                 ctx.set(dut.inst.as_value(), insn.inst)
@@ -140,7 +161,7 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
                 if check_states:
                     check_state(model, where)
                 pc = next_pc
-            job.traces, job.cycles = traces, cycles
+            job.traces, job.cycles, job.killed = traces, cycles, model.killed_mask()
 
     sim.add_testbench(bench)
     sim.run()
@@ -148,9 +169,14 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
 
 
 def assert_traces_match(program, job, lanes=4):
+    """Each covered lane ran as if alone; a killed lane ran a prefix of that and stopped."""
     for lane in range(lanes):
         if job.covered is None or job.covered >> lane & 1:
-            assert job.traces[lane] == run_lane(program, lane), (job.name, lane)
+            alone = run_lane(program, lane)
+            if job.killed and job.killed >> lane & 1:
+                assert job.traces[lane] == alone[:len(job.traces[lane])], (job.name, lane)
+            else:
+                assert job.traces[lane] == alone, (job.name, lane)
 
 
 # --- directed structured programs, L = 4 -----------------------------------------------------
@@ -255,10 +281,27 @@ def test_no_error_at_the_limits():
         assert_traces_match(program, job)
 
 
+def test_killed_lanes_do_not_overflow_counters():
+    """65 nested IFs that only lane 0 enters overflow the other lanes' counters (63 before the
+    last IF) unless those lanes are killed by then, or lane 0 is (no voter is left, the IFs jump
+    over the deeper ones); a killed lane's state stays as it was (the states are checked)."""
+    program = ERROR_CASES["counter_overflow"][0]
+    jobs = [Job(compile_program(program), name="kill lanes 1-3", kills={65: 0b1110}),
+            Job(compile_program(program), name="kill lanes 1-2", kills={65: 0b0110}),
+            Job(compile_program(program), name="kill lane 0", kills={30: 0b0001})]
+    run_on_engine(jobs, 4)
+    assert [job.error for job in jobs] == [None, FcError.COUNTER_OVERFLOW, None]
+    assert_traces_match(program, jobs[0])
+    assert_traces_match(program, jobs[2])
+
+
 # --- seeded random structured programs -------------------------------------------------------
 
-@pytest.mark.parametrize("seed, count, covered_mix", [(1, 150, False), (2, 150, True)])
-def test_random_programs(seed, count, covered_mix):
+@pytest.mark.parametrize("seed, count, covered_mix, kill_rate",
+                         [(1, 150, False, 0.0), (2, 150, True, 0.03), (3, 100, False, 0.03)])
+def test_random_programs(seed, count, covered_mix, kill_rate):
+    """Random structured programs; with ``kill_rate`` lanes are killed between instructions
+    (the survivors still run as if alone)."""
     rng = random.Random(seed)
     jobs, programs = [], []
     for n in range(count):
@@ -266,11 +309,14 @@ def test_random_programs(seed, count, covered_mix):
         covered = rng.randrange(16) if covered_mix and n % 2 else 0xF
         jobs.append(Job(compile_program(program, base=rng.choice([0, 0x8000])), covered, n))
         programs.append(program)
-    run_on_engine(jobs, 4, seed=seed, check_states=seed == 1)
+    run_on_engine(jobs, 4, seed=seed, check_states=seed != 2, kill_rate=kill_rate)
     for program, job in zip(programs, jobs):
         assert job.error is None
         assert_traces_match(program, job)
     assert sum(job.cycles for job in jobs) > 20 * count
+    if kill_rate:       # kills of some lanes and of all four both happened
+        assert sum(0 < job.killed < 0xF for job in jobs) > count // 5
+        assert sum(job.killed == 0xF for job in jobs) > count // 20
 
 
 # --- THEIA: L = 1 ----------------------------------------------------------------------------
