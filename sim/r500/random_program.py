@@ -18,11 +18,11 @@ instructions at most (the RTL is simulated).
 import random
 from dataclasses import dataclass, field
 
-from hdl.isa import (US_CMN_INST, US_TEX_ADDR_DXDY, US_FC_INST, InstType, FcOp as FcOpcode,
-                     BranchOp, PredSel, JumpFunc, RgbOp, AlphaOp, TexOp, Mod, Sel, Omod, Compare,
-                     AluResultSel, R500_TEMPS, R500_MAX_INSTRUCTIONS)
+from hdl.isa import (US_CMN_INST, US_TEX_ADDR_DXDY, US_FC_INST, US_INT_CONST, InstType,
+                     FcOp as FcOpcode, BranchOp, PredSel, JumpFunc, RgbOp, AlphaOp, TexOp, Mod,
+                     Sel, Omod, Compare, AluResultSel, R500_TEMPS, R500_MAX_INSTRUCTIONS)
 from sim.fc_model import (FcAddr, fc_inst, fc_jump, fc_ret, fc_endloop, fc_endrep, fc_break,
-                          fc_continue, int_const)
+                          fc_continue, int_const, sext8)
 from sim.fc_programs import (FcOp, AluOp, Cond, Alu, If, Loop, Break, Continue, Call, Jump,
                              Fc, Program, compile_program)
 from sim.r500 import fp32
@@ -381,13 +381,11 @@ class _Generator:
         rep = rng.random() < 0.45
         count = rng.choice((0, 1, 2, 3, 3, 4))
         index = self.new_int_const(count, below=_LOOP_INT_CONSTS)
-        count = self.data.int_consts[index] & 0xFF
+        k = US_INT_CONST.unpack(self.data.int_consts[index])
         if rep:
             al = ctx.al
-        else:
-            k = self.data.int_consts[index] >> 8
-            initial, step = k & 0xFF, (k >> 8 & 0xFF) - ((k >> 8 & 0x80) << 1)
-            al = frozenset((initial + i * step) & 0xFF for i in range(max(count, 1)))
+        else:       # aL in iteration i (a LOOP of count 0 pushes KG and runs nothing)
+            al = frozenset((k["KG"] + i * sext8(k["KB"])) & 0xFF for i in range(max(k["KR"], 1)))
         inner = _Context(al, ctx.loops - 1, ctx.ifs, True, ctx.callees, True)
         return Loop(index, self.block(inner, rng.randint(1, 4)), rep)
 
