@@ -44,7 +44,7 @@ from hdl.isa import (LaneState, FcError, US_FC_INST, US_FC_ADDR, US_INT_CONST,
 __all__ = [
     "LaneState", "FcError", "ERROR_TEXT", "FlowControlError", "FcAddr", "LoopEntry", "FlowControl",
     "fc_inst", "fc_if", "fc_else", "fc_endif", "fc_loop", "fc_rep", "fc_endloop", "fc_endrep",
-    "fc_break", "fc_continue", "fc_call", "fc_ret",
+    "fc_break", "fc_continue", "fc_call", "fc_ret", "fc_jump",
     "theia_branch", "theia_jmp", "theia_call", "theia_ret", "int_const", "select_int_const",
     "illegal_fc_fields",
 ]
@@ -443,6 +443,13 @@ def fc_call(target):
 
 def fc_ret():
     return fc_inst(FcOpcode.JUMP, JumpFunc.ALWAYS, a_op=AddrOp.POP), FcAddr(0)
+
+
+def fc_jump(target, jump_func, jump_any=0, bool_addr=0, ignore_uncovered=0):
+    """A plain JUMP (no branch counters): the whole group goes where its voters decide."""
+    return (fc_inst(FcOpcode.JUMP, jump_func, jump_any=jump_any,
+                    ignore_uncovered=ignore_uncovered),
+            FcAddr(target, bool_addr=bool_addr))
 
 
 def theia_branch(target):

@@ -4,7 +4,10 @@
   on the model and records, per lane, the ALU pseudo-instructions the lane executed while ACTIVE;
 * structured programs (``If``, ``Loop``, ``Break``, ``Continue``, ``Call``, ``Alu``), their
   compiler to flat programs (``compile_program``, Mesa's mapping), ``run_lane`` (each lane alone
-  as plain Python structured code: the independent expectation) and ``random_program``.
+  as plain Python structured code: the independent expectation) and ``random_program``;
+* two group-level nodes that have no per-lane meaning (``run_lane`` rejects them) and that the
+  R500 random programs use: ``Jump`` (a plain conditional jump over a block, which every lane
+  follows) and ``Fc`` (one FC instruction as given, e.g. a misplaced ENDLOOP).
 """
 
 from dataclasses import dataclass, field
@@ -13,11 +16,11 @@ from typing import Callable, NamedTuple
 from hdl.isa import US_INT_CONST, PredSel, JumpFunc
 from sim.fc_model import (FcAddr, FlowControl, fc_if, fc_else, fc_endif,
                           fc_loop, fc_rep, fc_endloop, fc_endrep, fc_break, fc_continue,
-                          fc_call, fc_ret, int_const, select_int_const, sext8)
+                          fc_call, fc_ret, fc_jump, int_const, select_int_const, sext8)
 
 __all__ = [
     "FcOp", "AluOp", "FlatProgram", "run_lockstep", "LockstepResult", "alu_lane_values",
-    "Cond", "Alu", "If", "Loop", "Break", "Continue", "Call", "Program",
+    "Cond", "Alu", "If", "Loop", "Break", "Continue", "Call", "Jump", "Fc", "Program",
     "compile_program", "run_lane", "random_program", "lane_values",
 ]
 
@@ -174,6 +177,27 @@ class Call:
 
 
 @dataclass
+class Jump:
+    """JUMP past ``body`` when the voters want to (every one of them, or with ``jump_any`` one):
+    the whole group goes one way (no branch counters). ``pred`` is inst0's (PRED_SEL, PRED_INV)."""
+    body: list
+    jump_func: int
+    jump_any: bool = False
+    pred: tuple = (0, 0)
+    bool_addr: int = 0
+    ignore_uncovered: bool = False
+
+
+@dataclass
+class Fc:
+    """One FC instruction as given: a builder's (US_FC_INST word, FcAddr), its jump address
+    taken as it is (not placed or made relative)."""
+    built: tuple
+    pred: tuple = (0, 0)
+    note: str = ""
+
+
+@dataclass
 class Program:
     main: list
     functions: dict = field(default_factory=dict)
@@ -253,6 +277,14 @@ def compile_program(program, base=0, relative=False):
                 if node.func not in functions:
                     raise ValueError(f"CALL of an undefined function {node.func!r}")
                 fc(fc_call, _At(functions[node.func]), note=f"CALL {node.func}")
+            elif isinstance(node, Jump):
+                past = _Label()
+                fc(fc_jump, _At(past), node.jump_func, int(node.jump_any), node.bool_addr,
+                   int(node.ignore_uncovered), pred=node.pred, note="JUMP")
+                block(node.body, loop, depth)
+                place(past)
+            elif isinstance(node, Fc):
+                code.append(FcOp(*node.built, *node.pred, node.note))
             else:
                 raise TypeError(f"not a structured-program node: {node!r}")
 
@@ -352,6 +384,8 @@ def run_lane(program, lane):
                     raise _Continue()
             elif isinstance(node, Call):
                 run(program.functions[node.func])
+            else:
+                raise TypeError(f"no per-lane meaning: {node!r}")
 
     run(program.main)
     return trace

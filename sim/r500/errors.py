@@ -34,7 +34,7 @@ class QuadError(Exception):
         self.code = QuadErrorCode(code)
         self.pc = pc
         self.detail = detail
-        super().__init__(str(self))
+        super().__init__(self.code, pc, detail)     # args rebuild it: copies and pickles work
 
     def at(self, pc):
         return QuadError(self.code, pc, self.detail)

@@ -13,7 +13,7 @@ from firmware.program import AsmError
 from firmware.r500asm import load_program
 from hdl.isa import R500_TEMPS, R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
 from sim.r500 import fp32
-from sim.r500.quad import LANES, LaneInput, run_quad
+from sim.r500.quad import LANES, LaneInput, Quad
 from sim.r500.tex import Sampler
 
 __all__ = ["JobError", "Job", "load_job", "parse_job", "run_job", "answer"]
@@ -40,7 +40,8 @@ class JobError(Exception):
 
 @dataclass
 class Job:
-    """The arguments of ``run_quad`` a job gives."""
+    """The arguments of ``run_quad`` a job gives (``temporaries``: the build's count, which a
+    JSON job leaves at the full R500's 128)."""
     program: list
     start: int = 0
     end: int = None
@@ -49,13 +50,17 @@ class Job:
     int_consts: dict = field(default_factory=dict)
     samplers: dict = field(default_factory=dict)
     texture: list = field(default_factory=list)
-    lanes: list = None
+    lanes: list = field(default_factory=lambda: [LaneInput() for _ in range(LANES)])
     max_instructions: int = 100_000
+    temporaries: int = R500_TEMPS
+
+    def quad(self):
+        """The job's Quad, not yet started (``Quad.run(lanes)`` or ``reset`` and ``step``)."""
+        return Quad(self.program, self.constants, self.bools, self.int_consts, self.samplers,
+                    self.texture, self.start, self.end, self.max_instructions, self.temporaries)
 
     def run(self):
-        return run_quad(self.program, self.lanes, self.constants, self.bools, self.int_consts,
-                        self.samplers, self.texture, self.start, self.end,
-                        self.max_instructions)
+        return self.quad().run(self.lanes)
 
 
 class ValueReader:

@@ -1,5 +1,6 @@
 """R500 instructions for the quad model's tests, built field by field from the shared tables of
-``hdl/isa/r500.py``, and a runner that takes lane values as Python floats.
+``hdl/isa/r500.py`` (packed by ``sim.r500.words``), and a runner that takes lane values as
+Python floats.
 
 Operands are written as in the assembly syntax (r500-us.md §5): ``"-|src1.gr0|"``, ``"srcp.a"``;
 source addresses as ``"t5"`` (temporary), ``"c3"`` (constant), ``"t5+"``/``"c3+"`` (+ aL),
@@ -8,12 +9,10 @@ source addresses as ``"t5"`` (temporary), ``"c3"`` (constant), ``"t5+"``/``"c3+"
 
 import re
 
-from hdl.isa import (US_CMN_INST, US_ALU_ADDR, US_ALU_RGB_INST, US_ALU_ALPHA_INST,
-                     US_ALU_RGBA_INST, US_TEX_INST, US_TEX_ADDR, InstType, RgbOp, AlphaOp, TexOp,
-                     Sel, Mod)
-from sim.fc_model import FcAddr
+from hdl.isa import US_ALU_ADDR, InstType, RgbOp, AlphaOp, TexOp, Sel, Mod
 from sim.r500 import fp32
 from sim.r500.quad import LaneInput, run_quad
+from sim.r500.words import alu_words, tex_words, fc_words as fc
 
 __all__ = ["bits", "f", "vec", "floats", "addr", "alu", "tex", "fc", "run", "lanes_with"]
 
@@ -50,6 +49,10 @@ def _operand(text):
 
 def addr(*slots, srcp=0):
     """A US_ALU_RGB_ADDR / US_ALU_ALPHA_ADDR word."""
+    return US_ALU_ADDR.pack(**_addr_fields(slots, srcp))
+
+
+def _addr_fields(slots, srcp):
     fields = {"SRCP_OP": srcp}
     for n in range(3):
         spec = slots[n] if n < len(slots) and slots[n] else "i0"
@@ -57,7 +60,7 @@ def addr(*slots, srcp=0):
         fields[f"ADDR{n}"] = number | 0x80 if kind == "i" else number
         fields[f"ADDR{n}_CONST"] = int(kind == "c")
         fields[f"ADDR{n}_REL"] = rel
-    return US_ALU_ADDR.pack(**fields)
+    return fields
 
 
 def _rgb_fields(letter, text):
@@ -81,18 +84,16 @@ def alu(rgb_op=RgbOp.MAD, a="src0.rgb", b="src0.111", c="src0.000",
         alpha_target=0, alu_wmask=0, w=0, out=False, **cmn):
     """An ALU (or with ``out`` an OUT) instruction: by default a MOV of src0 in both units.
     ``rgb``/``alpha`` are the source slots; ``cmn`` holds US_CMN_INST fields (RGB_WMASK, …)."""
-    inst3 = US_ALU_RGB_INST.pack(**_rgb_fields("A", a), **_rgb_fields("B", b), OMOD=rgb_omod,
-                                 TARGET=rgb_target, ALU_WMASK=alu_wmask)
-    inst4 = US_ALU_ALPHA_INST.pack(ALPHA_OP=alpha_op, ALPHA_ADDRD=alpha_dest,
-                                   ALPHA_ADDRD_REL=alpha_dest_rel, **_alpha_fields("A", aa),
-                                   **_alpha_fields("B", ab), OMOD=alpha_omod,
-                                   TARGET=alpha_target, W_OMASK=w)
-    inst5 = US_ALU_RGBA_INST.pack(RGB_OP=rgb_op, RGB_ADDRD=rgb_dest,
-                                  RGB_ADDRD_REL=rgb_dest_rel, **_rgb_fields("C", c),
-                                  **_alpha_fields("C", ac))
+    inst3 = dict(**_rgb_fields("A", a), **_rgb_fields("B", b), OMOD=rgb_omod,
+                 TARGET=rgb_target, ALU_WMASK=alu_wmask)
+    inst4 = dict(ALPHA_OP=alpha_op, ALPHA_ADDRD=alpha_dest, ALPHA_ADDRD_REL=alpha_dest_rel,
+                 **_alpha_fields("A", aa), **_alpha_fields("B", ab), OMOD=alpha_omod,
+                 TARGET=alpha_target, W_OMASK=w)
+    inst5 = dict(RGB_OP=rgb_op, RGB_ADDRD=rgb_dest, RGB_ADDRD_REL=rgb_dest_rel,
+                 **_rgb_fields("C", c), **_alpha_fields("C", ac))
     kind = InstType.OUT if out else InstType.ALU
-    return [US_CMN_INST.pack(TYPE=kind, **cmn), addr(*rgb, srcp=rgb_srcp),
-            addr(*alpha, srcp=alpha_srcp), inst3, inst4, inst5]
+    return alu_words(dict(TYPE=kind, **cmn), _addr_fields(rgb, rgb_srcp),
+                     _addr_fields(alpha, alpha_srcp), inst3, inst4, inst5)
 
 
 def tex(op=TexOp.LD, src=0, dst=0, tex_id=0, coords="rgba", swz="rgba", *, src_rel=0,
@@ -100,22 +101,13 @@ def tex(op=TexOp.LD, src=0, dst=0, tex_id=0, coords="rgba", swz="rgba", *, src_r
     """A TEX instruction: dst.mask = op tex[tex_id].swz temp[src].coords."""
     sc = [SWIZZLE_CODES[ch] for ch in coords]
     dc = [SWIZZLE_CODES[ch] for ch in swz]
-    inst2 = US_TEX_ADDR.pack(SRC_ADDR=src, SRC_ADDR_REL=src_rel, SRC_S_SWIZ=sc[0],
-                             SRC_T_SWIZ=sc[1], SRC_R_SWIZ=sc[2], SRC_Q_SWIZ=sc[3],
-                             DST_ADDR=dst, DST_ADDR_REL=dst_rel, DST_R_SWIZ=dc[0],
-                             DST_G_SWIZ=dc[1], DST_B_SWIZ=dc[2], DST_A_SWIZ=dc[3])
+    inst2 = dict(SRC_ADDR=src, SRC_ADDR_REL=src_rel, SRC_S_SWIZ=sc[0], SRC_T_SWIZ=sc[1],
+                 SRC_R_SWIZ=sc[2], SRC_Q_SWIZ=sc[3], DST_ADDR=dst, DST_ADDR_REL=dst_rel,
+                 DST_R_SWIZ=dc[0], DST_G_SWIZ=dc[1], DST_B_SWIZ=dc[2], DST_A_SWIZ=dc[3])
     rgb_mask = sum(1 << i for i, ch in enumerate("rgb") if ch in mask)
     cmn.setdefault("RGB_WMASK", rgb_mask)
     cmn.setdefault("ALPHA_WMASK", int("a" in mask))
-    return [US_CMN_INST.pack(TYPE=InstType.TEX, **cmn),
-            US_TEX_INST.pack(TEX_ID=tex_id, INST=op, UNSCALED=unscaled), inst2, 0, 0, 0]
-
-
-def fc(built, **cmn):
-    """An FC instruction from a ``sim.fc_model`` builder's (US_FC_INST, FcAddr)."""
-    inst, fc_addr = built
-    word = fc_addr.word if isinstance(fc_addr, FcAddr) else fc_addr
-    return [US_CMN_INST.pack(TYPE=InstType.FC, ALU_WAIT=1, **cmn), 0, inst, word, 0, 0]
+    return tex_words(cmn, dict(TEX_ID=tex_id, INST=op, UNSCALED=unscaled), inst2)
 
 
 def lanes_with(temps_per_lane, covered=(True,) * 4):
