@@ -28,9 +28,10 @@ from sim.r500.compare import compare
 from sim.r500.random_program import random_job
 
 #: engine name -> "module:function": a function that takes a ``sim.r500.job.Job`` and returns
-#: its ``QuadResult``. The RTL core plugs in as one more line, "rtl": "sim.r500.rtl:…".
+#: its ``QuadResult``.
 ENGINES = {
     "model": "sim.r500.job:Job.run",
+    "rtl": "sim.r500.rtl:run_result",
 }
 
 SHOWN_DIFFERENCES = 5

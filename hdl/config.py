@@ -33,6 +33,18 @@ TEXTURE_SHIFT = 9
 TEXTURE_MAX = 0xFF << TEXTURE_SHIFT
 
 
+def r500_row_words(scene):
+    """The row buffer words the R500 stage needs for ``scene``'s program (0 without one): each
+    upper pixel of a row keeps a header of 4 words and the 3 words of each input temporary the
+    program reads (hdl/gpu/quad_former.py)."""
+    shading = getattr(scene, "shader", None)
+    if shading is None:
+        return 0
+    from hdl.r500.program import temporaries_read
+    inputs = temporaries_read(shading.program) & ((1 << 9) - 1)      # temporaries 0-8
+    return scene.width * (4 + 3 * bin(inputs).count("1"))
+
+
 class SceneDoesNotFit(ValueError):
     """A scene a GPU cannot hold exactly; str() says which limit and by how much."""
 
@@ -118,11 +130,16 @@ class GpuConfig:
     #: the memory sizes are the build's (a board's): a scene that does not fit is refused;
     #: otherwise the simulators grow them to fit the scene (``fitted``)
     fixed_memories: bool = False
+    #: the R500 shading stage (hdl/gpu/r500_stage.py), or None for a GPU without one
+    r500: R500Config | None = R500Config()
+    #: each core's row buffer of upper pixels for the R500 stage, in words: a row's pixels
+    #: times (4 + 3 x the inputs the program reads) (hdl/gpu/quad_former.py)
+    r500_row_words: int = 256 * 31
 
     def __post_init__(self):
         if not 1 <= self.cores <= 255:
             raise ValueError(f"cores must be 1-255, got {self.cores}")
-        for name in ("max_triangles", "tmem_words", "omem_words", "max_bands"):
+        for name in ("max_triangles", "tmem_words", "omem_words", "max_bands", "r500_row_words"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_triangles > 0xFFFF or self.max_bands > 0xFFFF:
@@ -147,7 +164,8 @@ class GpuConfig:
         self._check_texture(scene)
         needs = {"max_triangles": len(scene.triangles), "tmem_words": len(scene.texture),
                  "omem_words": 3 * scene.width * scene.height, "max_bands": len(scene.bands),
-                 "user_words": len(scene.user_code or ())}
+                 "user_words": len(scene.user_code or ()),
+                 "r500_row_words": r500_row_words(scene)}
         grown = {name: need for name, need in needs.items()
                  if need > getattr(self.core if name == "user_words" else self, name)}
         return self.replace(**grown) if grown else self
@@ -172,6 +190,16 @@ class GpuConfig:
         if scene.user_code is not None and len(scene.user_code) > self.core.user_words:
             fail(f"{len(scene.user_code)} instruction words (the entry table and code), the "
                  f"GPU holds {self.core.user_words}")
+        shading = getattr(scene, "shader", None)
+        if shading is not None and self.r500 is not None:
+            instructions = len(shading.program) // 6
+            if instructions > self.r500.instructions:
+                fail(f"an R500 program of {instructions} instructions, the GPU holds "
+                     f"{self.r500.instructions}")
+            if r500_row_words(scene) > self.r500_row_words:
+                fail(f"the R500 stage keeps a row of {scene.width} pixels in "
+                     f"{r500_row_words(scene)} words for this program, the GPU holds "
+                     f"{self.r500_row_words}")
 
     def _check_texture(self, scene):
         if not self.narrow_stores:

@@ -38,8 +38,8 @@ Project decisions where §2 leaves room (each marked "decision" below):
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hdl.isa import (LaneState, FcError, US_FC_INST, US_FC_ADDR, US_INT_CONST,
-                     FcOp as FcOpcode, AddrOp, BranchOp, PredSel, JumpFunc)
+from hdl.isa import (LaneState, FcError, QuadFault, QUAD_FAULT_TEXT, US_FC_INST, US_FC_ADDR,
+                     US_INT_CONST, FcOp as FcOpcode, AddrOp, BranchOp, PredSel, JumpFunc)
 
 __all__ = [
     "LaneState", "FcError", "ERROR_TEXT", "FlowControlError", "FcAddr", "LoopEntry", "FlowControl",
@@ -49,13 +49,8 @@ __all__ = [
     "illegal_fc_fields",
 ]
 
-ERROR_TEXT = {
-    FcError.ADDR_OVERFLOW: "address stack overflow",
-    FcError.ADDR_UNDERFLOW: "address stack underflow",
-    FcError.LOOP_OVERFLOW: "loop stack overflow",
-    FcError.LOOP_UNDERFLOW: "loop stack underflow",
-    FcError.COUNTER_OVERFLOW: "branch counter overflow",
-}
+ERROR_TEXT = {error: QUAD_FAULT_TEXT[QuadFault.from_fc(error)]
+              for error in FcError if error != FcError.NONE}
 
 
 class FlowControlError(Exception):

@@ -13,6 +13,7 @@ import time
 
 from amaranth.sim import Simulator
 
+from hdl.config import r500_row_words
 from hdl.gpu.gpu import Gpu
 from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
                                    render_frame)
@@ -35,7 +36,8 @@ def gpu_for_scene(scene, rom, config):
                                    omem_words=3 * scene.width * scene.height,
                                    max_bands=max(1, len(scene.bands)),
                                    user_words=max(1, len(scene.user_code or ()),
-                                                  config.core.user_words)))
+                                                  config.core.user_words),
+                                   r500_row_words=max(1, r500_row_words(scene))))
 
 
 class HostDriver:
@@ -150,7 +152,8 @@ def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=Non
     async def host(ctx):
         port = PysimPort(HostDriver(ctx, gpu.host), poll_every, progress, max_cycles)
         try:
-            result["frame"] = await render_frame(port, scene, cores=cores)
+            result["frame"] = await render_frame(port, scene, cores=cores,
+                                                 texture_words=gpu.config.tmem_words)
         except FrameError as e:
             result["error"] = f"{scene.name}: {e}"
 

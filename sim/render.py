@@ -5,7 +5,7 @@ built-in demo scene (``sim.scene.load_any_scene``). The image is written as PPM 
 reference layout (first row = y 0) or as PNG the right way up.
 
 ``--shader PROG [--constants FILE]`` shades the hits with an R500 fragment program in place of
-THEIA's PIXELSHADER (docs/r500-shading.md); the model runs it, the RTL has no R500 stage yet.
+THEIA's PIXELSHADER (docs/r500-shading.md), on the model or on the GPU's R500 stage.
 """
 
 import argparse
@@ -31,9 +31,6 @@ def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=No
     from firmware.rom import default_rom
     from hdl.config import preset
     config = config or preset("default")
-    if engine == "rtl" and scene.shader is not None:
-        from sim.r500.shading import no_r500_stage
-        raise ValueError(no_r500_stage("rtl engine"))
     start = time.monotonic()
     if engine == "model":
         from sim.sequencer import render_model
@@ -150,7 +147,7 @@ def main(argv=None):
     parser.add_argument("--shader",
                         help="shade the hits with this R500 program in place of PIXELSHADER: "
                              "a .asm/.inc/.hex/.bin file or one of ours by name (passthrough, "
-                             "lit, discard in firmware/r500_shaders); model only")
+                             "lit, discard in firmware/r500_shaders)")
     parser.add_argument("--constants",
                         help="the R500 program's constants: a .json or .toml file of index = "
                              "[r, g, b, a] (numbers or \"0x...\" bit patterns)")
@@ -185,7 +182,8 @@ def main(argv=None):
                                             pixels=stats["output"] == "pixels"))
         from sim.sequencer import R500_ROUTINE
         cycles = f", {stats['cycles']:,} cycles" if stats.get("cycles") else ""
-        r500 = stats.get("routine_instructions", {}).get(R500_ROUTINE)
+        r500 = stats.get("routine_instructions", {}).get(R500_ROUTINE,
+                                                          stats.get("r500_instructions"))
         r500 = f", {r500:,} R500 instructions" if r500 is not None else ""
         print(f"{args.out}: {scene.width}x{scene.height}, {stats['pixels']} pixels, "
               f"{stats['instructions']:,} instructions{r500}{cycles}, {stats['wall_s']} s",

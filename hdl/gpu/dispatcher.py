@@ -10,7 +10,8 @@ The frame ends (``busy`` falls) when every band has been handed out and every un
 again; ``done`` then says it finished cleanly. A unit reporting a core error (``unit_error``
 pulse) stops the dispatching (from the next cycle on): ``error`` goes high and the frame ends
 as soon as the units still running have finished their bands. ``done`` and ``error`` hold until
-the next start.
+the next start. ``halt`` (another part of the GPU failed: the R500 stage) stops it as a unit's
+error does.
 """
 
 from amaranth import Module, Signal, Cat
@@ -34,6 +35,7 @@ class Dispatcher(wiring.Component):
             "table_data": In(BandEntry),
             "units": Out(stream.Signature(BandEntry)).array(units),
             "unit_error": In(units),
+            "halt": In(1),
         })
 
     def elaborate(self, platform):
@@ -50,7 +52,7 @@ class Dispatcher(wiring.Component):
         idle = Signal(self.n_units)
         m.d.sync += idle.eq(Cat(u.ready for u in self.units))
 
-        with m.If(self.unit_error.any() & self.busy):
+        with m.If((self.unit_error.any() | self.halt) & self.busy):
             m.d.sync += error.eq(1)
 
         with m.FSM():
@@ -90,7 +92,7 @@ class Dispatcher(wiring.Component):
             with m.State("DRAIN"):
                 m.d.comb += self.busy.eq(1)
                 with m.If(idle.all()):
-                    m.d.sync += done.eq(~error & ~self.unit_error.any())
+                    m.d.sync += done.eq(~error & ~self.unit_error.any() & ~self.halt)
                     m.next = "IDLE"
         for u in self.units:
             m.d.comb += u.payload.eq(self.table_data)

@@ -5,14 +5,18 @@ each step: the counters sit in the cores all over the chip, and a sum of four 32
 across it, or a subtraction's carry chain in front of the host port's answer register, is a
 long path. The counts lag a few cycles (the host reads them after the frame's end). ``error_info`` holds the first core
 error of a frame (the lowest core index wins a tie): bits 15:0 the PC, 18:16 the code
-(``CoreError``), 31:24 the core.
+(``CoreError``), 31:24 the core; an error of the R500 stage (``r500_error``) is core
+``R500_STAGE`` (its registers say the rest).
 """
 
 from amaranth import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["FrameStatus", "COUNTS"]
+__all__ = ["FrameStatus", "COUNTS", "R500_STAGE"]
+
+#: ERROR_INFO's core index of an error of the R500 stage
+R500_STAGE = 0xFF
 
 #: the per-core totals summed for the host, in the order of the CYCLES.. PIXELS registers
 COUNTS = ("instructions", "io_wait", "stall", "pixels")
@@ -47,7 +51,7 @@ class FrameStatus(wiring.Component):
         self.cores = cores
         members = {"start": In(1), "busy": In(1), "cycles": Out(32), "error_info": Out(32),
                    "error": In(1).array(cores), "error_code": In(3).array(cores),
-                   "error_pc": In(16).array(cores)}
+                   "error_pc": In(16).array(cores), "r500_error": In(1)}
         for name in COUNTS:
             members[name] = In(32).array(cores)
             members[f"frame_{name}"] = Out(32)
@@ -70,6 +74,8 @@ class FrameStatus(wiring.Component):
         with m.If(self.start):
             m.d.sync += [self.error_info.eq(0), error_seen.eq(0)]
         with m.Else():
+            with m.If(self.r500_error & ~error_seen):
+                m.d.sync += [self.error_info.eq(R500_STAGE << 24), error_seen.eq(1)]
             for k in reversed(range(self.cores)):      # the lowest index wins a tie
                 with m.If(self.error[k] & ~error_seen):
                     m.d.sync += [self.error_info.eq(Cat(self.error_pc[k], self.error_code[k],

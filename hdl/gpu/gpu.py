@@ -40,6 +40,7 @@ ready; a request waits up to ``cores`` cycles more).
 """
 
 from amaranth import Cat, Module, Mux, Signal, unsigned
+from amaranth.utils import ceil_log2
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -54,6 +55,7 @@ from hdl.gpu.host_bus import HostBus
 from hdl.gpu.host_port import CONFIG_ROWS, SLOW_READ, HostPort
 from hdl.gpu.io_unit import BandEntry, IoUnit, SLOT_ROWS
 from hdl.gpu.narrow_store import PixelStore, TextureStore
+from hdl.gpu.r500_stage import R500Stage
 from hdl.isa import VectorLayout
 from hdl.lib.arbiter import RoundRobinArbiter, SharedReadPort, SlotArbiter
 from hdl.lib.skid_buffer import SkidBuffer
@@ -93,7 +95,11 @@ class Gpu(wiring.Component):
             self.store_latency = 1
         self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size),
                                  depth=config.max_bands, init=[])
-        self.host_port = HostPort(config, self.store_latency)
+        self.r500_stage = (R500Stage(config.r500, cores, config.r500_row_words,
+                                     tmem_addr_bits=max(ceil_log2(config.tmem_words), 1))
+                           if config.r500 is not None else None)
+        self.host_port = HostPort(config, self.store_latency,
+                                  self.r500_stage.core if self.r500_stage else None)
 
     def elaborate(self, platform):
         m = Module()
@@ -123,14 +129,19 @@ class Gpu(wiring.Component):
         frame_open = Signal()
         frame_busy = Signal()
         frame_done = Signal()
-        m.d.sync += frame_open.eq(port.start | (frame_open & (dispatcher.busy | ~writes_landed)))
+        frame_error = Signal()
+        shading, shading_error = self._r500(m)
+        m.d.sync += frame_open.eq(port.start | (frame_open & (dispatcher.busy | ~writes_landed
+                                                               | shading)))
         m.d.comb += [frame_busy.eq(port.start | frame_open),
-                     frame_done.eq(dispatcher.done & ~frame_open),
+                     frame_error.eq(dispatcher.error | shading_error),
+                     frame_done.eq(dispatcher.done & ~frame_open & ~shading_error),
                      self.busy.eq(frame_busy), self.done.eq(frame_done),
-                     self.error.eq(dispatcher.error), dispatcher.num_bands.eq(port.num_bands),
+                     self.error.eq(frame_error), dispatcher.num_bands.eq(port.num_bands),
+                     dispatcher.halt.eq(shading_error), status.r500_error.eq(shading_error),
                      dispatcher.start.eq(port.start),
                      port.frame_busy.eq(frame_busy), port.frame_done.eq(frame_done),
-                     port.frame_error.eq(dispatcher.error),
+                     port.frame_error.eq(frame_error),
                      status.start.eq(port.start), status.busy.eq(frame_busy),
                      port.cycles.eq(status.cycles), port.error_info.eq(status.error_info)]
         m.d.comb += [getattr(port, f"frame_{name}").eq(getattr(status, f"frame_{name}"))
@@ -194,19 +205,58 @@ class Gpu(wiring.Component):
             wiring.connect(m, om_req.o, om_arb.i)
             wiring.connect(m, om_arb.o, omem_arbiter.i[k])
             write_buffers += [om_req, om_arb]
+        if self.r500_stage is not None:
+            # the stage's colours pass two skid buffers too, and take the arbiter's last input
+            stage = self.r500_stage
+            m.submodules.r500_om_req = stage_req = SkidBuffer(OutputWrite)
+            m.submodules.r500_om_arb = stage_arb = SkidBuffer(OutputWrite)
+            wiring.connect(m, stage.om_req, stage_req.i)
+            wiring.connect(m, stage_req.o, stage_arb.i)
+            wiring.connect(m, stage_arb.o, omem_arbiter.i[n + 1])
+            write_buffers += [stage_req, stage_arb]
+            m.submodules.r500_tm_req = stage_tm = SkidBuffer(stage.tm_req.payload.shape())
+            wiring.connect(m, stage.tm_req, stage_tm.i)
+            m.d.comb += [tmem_port.req[n + 1].valid.eq(stage_tm.o.valid),
+                         tmem_port.req[n + 1].payload.eq(stage_tm.o.payload),
+                         stage_tm.o.ready.eq(tmem_port.req[n + 1].ready)]
+            wiring.connect(m, tmem_port.resp[n + 1], stage.tm_resp)
+            for k, core in enumerate(self.shader_cores):
+                m.d.comb += [core.r500.eq(port.r500_shade),
+                             stage.pixel_hit[k].eq(core.pixel_hit),
+                             stage.band_done[k].eq(core.band_done)]
+                wiring.connect(m, core.export, stage.export[k])
         m.d.sync += writes_landed.eq(Cat(b.empty for b in write_buffers).all() & ~chosen_valid)
         return m
+
+    def _r500(self, m):
+        """The R500 stage and its host state; returns (it is shading, it stopped with an
+        error)."""
+        stage, port = self.r500_stage, self.host_port
+        if stage is None:
+            return 0, 0
+        m.submodules.r500 = stage
+        for name in ("imem_write", "const_write", "int_const_write", "sampler_write", "bools",
+                     "start_pc", "end_pc", "max_instructions", "inputs", "width"):
+            m.d.comb += getattr(stage, name).eq(getattr(port, f"r500_{name}"))
+        m.d.comb += [stage.start.eq(port.start),
+                     port.r500_status.eq(Cat(stage.busy, 0, stage.error)),
+                     port.r500_fault.eq(stage.fault), port.r500_fault_pixel.eq(stage.fault_pixel),
+                     port.r500_instructions.eq(stage.instructions),
+                     port.r500_quads.eq(stage.quads), port.r500_lane_ops.eq(stage.lane_ops)]
+        return stage.busy, stage.error
 
     def _stores(self, m):
         """The texture store's shared read port, the output store's arbiter; the host's
         requests as the last client of each. Returns (texture port, output arbiter, "an
         output write is on its way to the store")."""
         n, port = self.config.cores, self.host_port
+        # (the host's requests after the cores', then the R500 stage's)
+        clients = n + 1 + (self.r500_stage is not None)
         m.submodules.tmem_port = tmem_port = SharedReadPort(
-            n + 1, 32, 32, memory_latency=self.store_latency,
+            clients, 32, 32, memory_latency=self.store_latency,
             registered=self.store_latency < SLOW_READ, slotted=self.config.slotted_ports)
         m.submodules.omem_arbiter = omem_arbiter = (
-            SlotArbiter if self.config.slotted_ports else RoundRobinArbiter)(n + 1, OutputWrite)
+            SlotArbiter if self.config.slotted_ports else RoundRobinArbiter)(clients, OutputWrite)
         tmem_r = self.tmem.read_port()
         tmem_w = self.tmem.write_port()
         m.d.comb += [tmem_r.addr.eq(tmem_port.mem_addr), tmem_r.en.eq(tmem_port.mem_en),

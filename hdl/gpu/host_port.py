@@ -32,6 +32,7 @@ from hdl.core.ports import IoRow, OutputWrite
 from hdl.gpu.frame_status import COUNTS
 from hdl.gpu.host_bus import AddressDecoder, CTRL_START, HostBus, Reg, Region
 from hdl.gpu.io_unit import BandEntry, SLOT_ROWS
+from hdl.gpu.r500_port import R500Port
 from hdl.isa import VectorLayout
 from hdl.lib.skid_buffer import SkidBuffer
 
@@ -57,9 +58,12 @@ class HostPort(wiring.Component):
     core's ``imem_*``; ``tm_req``/``tm_resp`` (host texture reads), ``om_req`` (host output
     writes), ``omem_r_*`` (host output reads)."""
 
-    def __init__(self, config, store_latency):
+    def __init__(self, config, store_latency, r500_core=None):
         self.gpu_config = config
         self.store_latency = store_latency
+        # region R500: the R500 stage's host state and registers (hdl/gpu/r500_port.py),
+        # its ports as this port's ``r500_*``
+        self.r500_port = R500Port(r500_core) if r500_core is not None else None
         cores = config.cores
         user_words = config.core.user_words
         super().__init__({
@@ -81,7 +85,13 @@ class HostPort(wiring.Component):
             "tm_resp": In(stream.Signature(32, always_ready=True)),
             "om_req": Out(stream.Signature(OutputWrite)),
             "omem_r_addr": Out(24), "omem_r_en": Out(1), "omem_r_data": In(32),
+            **({f"r500_{name}": member for name, member in self._r500_members()}
+               if self.r500_port else {}),
         })
+
+    def _r500_members(self):
+        return [(name, member) for name, member in self.r500_port.signature.members.items()
+                if name not in ("write", "read", "offset", "wdata", "rdata")]
 
     def elaborate(self, platform):
         m = Module()
@@ -94,8 +104,24 @@ class HostPort(wiring.Component):
         self._texture(m)
         self._output(m)
         self._control(m, code_in_flight, band_in_flight)
+        self._r500(m)
         self._answers(m)
         return m
+
+    def _r500(self, m):
+        port = self.r500_port
+        if port is None:
+            return
+        m.submodules.r500 = port
+        here = self.region == Region.R500
+        m.d.comb += [port.write.eq(self.is_write & here), port.read.eq(self.is_read & here),
+                     port.offset.eq(self.offset), port.wdata.eq(self.host.wdata)]
+        for name, member in self._r500_members():
+            ours, theirs = getattr(self, f"r500_{name}"), getattr(port, name)
+            if member.flow == wiring.Out:
+                m.d.comb += ours.eq(theirs)
+            else:
+                m.d.comb += theirs.eq(ours)
 
     def _decode(self, m):
         host, config = self.host, self.gpu_config
@@ -300,7 +326,8 @@ class HostPort(wiring.Component):
         else:
             m.d.comb += omem_data.eq(self.omem_r_data)
         with m.If(read_taken):
-            with m.If(self.texture_hit | self.output_hit | (region == Region.CONTROL)):
+            with m.If(self.texture_hit | self.output_hit | (region == Region.CONTROL)
+                      | ((region == Region.R500) & (self.r500_port is not None))):
                 m.d.sync += answer_from.eq(region)
             with m.Else():
                 m.d.sync += answer_from.eq(Region.NONE)
@@ -321,4 +348,7 @@ class HostPort(wiring.Component):
                 m.d.comb += host.rdata.eq(self.tm_resp.payload)
             with m.Case(Region.OUTPUT):
                 m.d.comb += host.rdata.eq(omem_data)
+            if self.r500_port is not None:
+                with m.Case(Region.R500):
+                    m.d.comb += host.rdata.eq(self.r500_port.rdata)
         return m

@@ -30,15 +30,23 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from hdl.core.core import CoreError
+from hdl.gpu.frame_status import R500_STAGE
 from hdl.gpu.io_unit import SLOT_ROWS
+from hdl.isa import QUAD_FAULT_TEXT, QuadFault, SCALE
 
 __all__ = [
     "Region", "REGION_BASE", "SMALL_REGION_BITS", "LARGE_REGION_BITS", "Reg", "CTRL_START",
     "STATUS_BUSY", "STATUS_DONE", "STATUS_ERROR", "FRAME_ENDED", "COUNTERS", "ROW_WORDS",
     "BAND_WORDS", "host_address", "register_address", "scene_load_runs",
-    "core_error_message", "error_info_message", "FrameError", "CoreStopped", "Frame",
+    "core_error_message", "error_info_message", "FrameError", "CoreStopped", "R500Stopped",
+    "Frame",
     "load_scene", "start_frame", "read_counters", "render_frame", "BlockingPort",
     "run_blocking", "render_frame_blocking",
+    "R5Area", "R5Reg", "R5_CTRL_RUN", "R5_CTRL_CLEAR", "R5_STATUS_BUSY", "R5_STATUS_DONE",
+    "R5_STATUS_FAULT", "R5_PROGRAM_STRIDE", "R5_TEMP_STRIDE", "r500_address", "sampler_fields",
+    "R500State", "program_inputs", "shading_state", "r500_load_runs", "QuadReadback",
+    "load_quad", "launch_quad", "read_quad", "run_quad_job", "r500_scene_runs",
+    "r500_band_problem",
 ]
 
 
@@ -153,6 +161,8 @@ class R5Reg(IntEnum):
     CONTEXTS = 15           # R: the build's contexts
     TEMPORARIES = 16        # R: the build's temporaries per pixel
     RUNNING = 17            # R: job top: a bit per running context
+    INPUTS = 18             # GPU: the temporaries 0-8 the program reads (program_inputs)
+    WIDTH = 19              # GPU: the image's width in pixels (lanes beyond it are uncovered)
 
 
 R5_CTRL_RUN = 1 << 0        # launch context CONTEXT with COVERED
@@ -192,6 +202,32 @@ class R500State:
     bools: int
     int_consts: dict
     samplers: dict
+
+
+def program_inputs(words):
+    """Which of temporaries 0-8, the pixel's inputs (r500-us.md §4.2), a program can read: bit t
+    for temporary t (``hdl.r500.program.temporaries_read``)."""
+    from hdl.r500.program import temporaries_read
+    return temporaries_read(words) & ((1 << 9) - 1)
+
+
+def shading_state(shading, texture_words):
+    """The R500State of an R500 program and its host state (``sim.r500.shading.R500Shading``,
+    or a job: ``program``, ``start``, ``end``, ``max_instructions``, ``constants``, ``bools``,
+    ``int_consts``, ``samplers``); each sampler set up or not for a texture memory of
+    ``texture_words`` words (its ``is_set_up``)."""
+    encoded = {}
+    for index, sampler in shading.samplers.items():
+        set_up = sampler.is_set_up(texture_words)
+        fields = sampler_fields(sampler.width, sampler.height, sampler.filter == "bilinear",
+                                sampler.wrap == "clamp", set_up)
+        encoded[index] = (sampler.base if set_up else 0, fields)
+    int_consts = shading.int_consts
+    if not isinstance(int_consts, dict):
+        int_consts = dict(enumerate(int_consts or ()))
+    end = len(shading.program) // 6 - 1 if shading.end is None else shading.end
+    return R500State(list(shading.program), shading.start, end, shading.max_instructions,
+                     dict(shading.constants), shading.bools, int_consts, encoded)
 
 
 def r500_load_runs(state):
@@ -277,15 +313,45 @@ async def run_quad_job(port, state, texture, lanes, temporaries, context=0):
 
 # --- a scene as host writes ------------------------------------------------------------------
 
+def r500_scene_runs(scene, texture_words=None):
+    """The R500 stage's part of a scene's load: with an R500 program (``scene.shader``) the
+    program and its state (samplers set up for a texture memory of ``texture_words``, default
+    the scene's texture), SHADE, the inputs it reads and the image's width; without one, SHADE
+    off (a stage keeps what the last frame left)."""
+    shading = getattr(scene, "shader", None)
+    if shading is None:
+        return [(r500_address(R5Area.REGS, R5Reg.SHADE), [0])]
+    state = shading_state(shading, texture_words or len(scene.texture))
+    return r500_load_runs(state) + [
+        (r500_address(R5Area.REGS, R5Reg.SHADE), [1]),
+        (r500_address(R5Area.REGS, R5Reg.INPUTS), [program_inputs(shading.program),
+                                                   scene.width]),
+    ]
+
+
+def r500_band_problem(scene):
+    """Why the R500 stage cannot shade ``scene``'s bands, or None: it pairs rows within a
+    band, so each band must cover whole rows from an even one (its last row pair may be cut
+    by the image's bottom)."""
+    for band, (initial, final) in enumerate(scene.bands):
+        x0, y0, x1, y1 = (v >> SCALE for v in (initial[0], initial[1], final[0], final[1]))
+        if x0 != 0 or x1 != scene.width or y0 % 2 or (y1 % 2 and y1 != scene.height):
+            return (f"band {band} (rows {y0} to {y1 - 1}, columns {x0} to {x1 - 1}): the R500 "
+                    f"stage shades bands of whole rows that start at an even row and end at an "
+                    f"even row or the image's bottom")
+    return None
+
+
 def _rows(rows):
     return [word for row in rows for word in (*row, 0)]
 
 
-def scene_load_runs(scene):
+def scene_load_runs(scene, texture_words=None):
     """(address, words) runs that load ``scene`` into an idle GPU, as few and long as possible:
     user code, texture, triangle slots, configuration rows, band table, then NUM_TRIANGLES and
-    NUM_BANDS. Rows are written as four words (lane 3 is ignored) and triangle slots as
-    SLOT_ROWS rows (the last is ignored), so that each region is one run."""
+    NUM_BANDS, and the R500 stage's state (``r500_scene_runs``). Rows are written as four words
+    (lane 3 is ignored) and triangle slots as SLOT_ROWS rows (the last is ignored), so that each
+    region is one run."""
     empty_rows = [(0, 0, 0)] * SLOT_ROWS
     slots = [row for triangle in scene.triangles
              for row in (list(triangle) + empty_rows)[:SLOT_ROWS]]
@@ -299,7 +365,7 @@ def scene_load_runs(scene):
         (host_address(Region.CONFIG), _rows(scene.config)),
         (host_address(Region.BANDS), bands),
         (register_address(Reg.NUM_TRIANGLES), [len(scene.triangles), len(scene.bands)]),
-    ]
+    ] + r500_scene_runs(scene, texture_words)
     return [(address, words) for address, words in runs if words]
 
 
@@ -347,8 +413,8 @@ class Frame:
     run_s: float            # wall time from the start until STATUS said the frame ended
 
 
-async def load_scene(port, scene):
-    for address, words in scene_load_runs(scene):
+async def load_scene(port, scene, texture_words=None):
+    for address, words in scene_load_runs(scene, texture_words):
         await port.write(address, words)
 
 
@@ -362,12 +428,37 @@ async def read_counters(port):
     return dict(zip(COUNTERS, words))
 
 
-async def render_frame(port, scene, *, output="words", cores=None, log=None):
+class R500Stopped(FrameError):
+    """A quad of the R500 stage stopped with a fault; str() names the pixel and the PC."""
+
+    def __init__(self, source, fault, fault_pixel):
+        code, pc = QuadFault(fault & 0xFFFF), fault >> 16
+        x, y = fault_pixel & 0xFFFF, fault_pixel >> 16
+        super().__init__(f"{source}: the quad of pixel ({x}, {y}) stopped: "
+                         f"{QUAD_FAULT_TEXT[code]} at PC {pc}")
+        self.fault, self.pc, self.pixel = code, pc, (x, y)
+
+
+async def _r500_check(port, scene):
+    """A scene with an R500 program needs a GPU with an R500 stage and bands it can shade."""
+    contexts, = await port.read(r500_address(R5Area.REGS, R5Reg.CONTEXTS), 1)
+    if contexts == 0:
+        raise FrameError(f"{scene.name}: this GPU has no R500 stage to run the scene's R500 "
+                         f"program (build it with one, or render on the model)")
+    problem = r500_band_problem(scene)
+    if problem:
+        raise FrameError(f"{scene.name}: {problem}")
+
+
+async def render_frame(port, scene, *, output="words", cores=None, log=None,
+                       texture_words=None):
     """Render ``scene`` through ``port``; return a Frame. ``output``: "words" reads the output
     words with ``port.read``, "bytes" their bits 7:0 with ``port.read_bytes`` (a board's
     narrow output store holds converted pixels). ``cores``: the core count the GPU must have.
-    ``log(text)`` hears of each step. A busy GPU, a core count other than ``cores`` or a core
-    error raise FrameError (CoreStopped for the error)."""
+    ``texture_words``: the GPU's texture memory (where the R500 program's samplers must lie;
+    default the scene's texture). ``log(text)`` hears of each step. A busy GPU, a core count
+    other than ``cores``, a scene with an R500 program the GPU cannot shade, a core error or an
+    R500 fault raise FrameError (CoreStopped, R500Stopped for the errors)."""
     if output not in ("words", "bytes"):
         raise ValueError(f"output is 'words' or 'bytes', not {output!r}")
     log = log or (lambda text: None)
@@ -378,10 +469,13 @@ async def render_frame(port, scene, *, output="words", cores=None, log=None):
         raise FrameError("the GPU is busy with a frame started earlier")
     if cores is not None and built != cores:
         raise FrameError(f"the GPU has {built} cores, not {cores}")
+    shading = getattr(scene, "shader", None)
+    if shading is not None:
+        await _r500_check(port, scene)
     log(f"the GPU is idle, {built} cores")
 
     started = time.monotonic()
-    await load_scene(port, scene)
+    await load_scene(port, scene, texture_words)
     load_s = time.monotonic() - started
     log(f"scene loaded in {load_s:.1f} s")
 
@@ -391,10 +485,17 @@ async def render_frame(port, scene, *, output="words", cores=None, log=None):
     run_s = time.monotonic() - started
     if status & STATUS_ERROR:
         info, = await port.read(register_address(Reg.ERROR_INFO), 1)
+        if info >> 24 == R500_STAGE:
+            fault, fault_pixel = await port.read(r500_address(R5Area.REGS, R5Reg.FAULT), 2)
+            raise R500Stopped(getattr(shading, "source", "R500 program"), fault, fault_pixel)
         raise CoreStopped(info)
     if not status & STATUS_DONE:
         raise FrameError(f"the wait for the frame ended with STATUS {status:#x}")
     counters = await read_counters(port)
+    if shading is not None:
+        instructions, _, quads = await port.read(
+            r500_address(R5Area.REGS, R5Reg.INSTRUCTIONS), 3)
+        counters.update(r500_quads=quads, r500_instructions=instructions)
     log(f"frame done: {counters['cycles']} GPU cycles")
 
     count = 3 * scene.width * scene.height

@@ -37,7 +37,7 @@ class R500Port(wiring.Component):
                 "imem_write", "const_write", "int_const_write", "sampler_write")},
             "bools": Out(32), "start_pc": Out(PC_BITS), "end_pc": Out(PC_BITS),
             "max_instructions": Out(32, init=100_000),
-            "shade": Out(1), "covered": Out(4, init=0xF),
+            "shade": Out(1), "covered": Out(4, init=0xF), "inputs": Out(9), "width": Out(16),
             "context": Out(range(max(contexts, 2))),
             "run": Out(1), "clear": Out(1),
             "status": In(3), "fault": In(32), "fault_pixel": In(32), "instructions": In(32),
@@ -100,7 +100,8 @@ class R500Port(wiring.Component):
                                     (R5Reg.MAX_INSTRUCTIONS, self.max_instructions),
                                     (R5Reg.BOOLS, self.bools), (R5Reg.SHADE, self.shade),
                                     (R5Reg.COVERED, self.covered),
-                                    (R5Reg.CONTEXT, self.context)):
+                                    (R5Reg.CONTEXT, self.context), (R5Reg.INPUTS, self.inputs),
+                                    (R5Reg.WIDTH, self.width)):
                     with m.Case(reg):
                         m.d.sync += target.eq(wdata)
 
@@ -117,7 +118,8 @@ class R500Port(wiring.Component):
                                 (R5Reg.LANE_OPS, self.lane_ops),
                                 (R5Reg.CONTEXTS, self.core_config.contexts),
                                 (R5Reg.TEMPORARIES, self.core_config.temporaries),
-                                (R5Reg.RUNNING, self.running)):
+                                (R5Reg.RUNNING, self.running), (R5Reg.INPUTS, self.inputs),
+                                (R5Reg.WIDTH, self.width)):
                 with m.Case(reg):
                     m.d.comb += value.eq(source)
         m.d.sync += self.rdata.eq(Mux(self.read & area_is(R5Area.REGS), value, 0))

@@ -48,14 +48,13 @@ def colour_byte(value):
     """r500-us.md §4.2: clamp(floor(v · 256), 0, 255) of a binary32 pattern, NaN -> 0
     (``sim.r500.fp32.to_byte``): read flushed; negative, zero and NaN give 0, v >= 1 (and
     infinity) 255, else the significand shifted so that v · 256's integer part remains."""
-    sign, biased = value[31], value[23:31]
-    significand = Cat(value[:23], 1)
-    # v · 256 = significand · 2^(biased - 127 - 23 + 8): a right shift by 142 - biased
-    shift = Signal(range(256))
-    shift = (BIAS + FRACTION_BITS - 8) - biased
-    byte = (significand >> shift[:5])[:8]
-    return Mux(sign | (biased == 0) | (biased < BIAS - 8), 0,
-               Mux(biased >= BIAS, 255, byte))
+    sign, biased, fraction = value[31], value[23:31], value[:23]
+    nan = (biased == 0xFF) & (fraction != 0)
+    # v · 256 = significand · 2^(biased - 127 - 23 + 8): a right shift by 142 - biased,
+    # 16 to 23 for 2^-8 <= v < 1
+    shift = (BIAS + FRACTION_BITS - 8 - biased)[:5]
+    byte = (Cat(fraction, 1) >> shift)[:8]
+    return Mux(sign | nan | (biased < BIAS - 8), 0, Mux(biased >= BIAS, 255, byte))
 
 
 class R500Stage(wiring.Component):
@@ -154,16 +153,15 @@ class R500Stage(wiring.Component):
                      convert.i_word.eq(loads.o.payload.word)]
         m.d.sync += in_flight.eq(in_flight + take - convert.o_valid)
         # the word's place travels beside the converter
+        place = data.StructLayout({"context": range(max(q, 2)), "lane": 2, "temp": 4,
+                                   "channel": 2, "convert": 1, "word": 32})
         word = loads.o.payload
-        place = Cat(word.context, word.lane, word.temp, word.channel, word.convert, word.word)
+        late = Cat(word.context, word.lane, word.temp, word.channel, word.convert, word.word)
         for _ in range(FpFromQ17.LATENCY):
-            registered = Signal(len(place))
-            m.d.sync += registered.eq(place)
-            place = registered
-        late = layout(Cat(place[:len(Value.cast(word.context)) + 2 + 4 + 2],
-                          place[-32:], place[-33]))
-        late = data.StructLayout({"context": range(max(q, 2)), "lane": 2, "temp": 4,
-                                  "channel": 2, "convert": 1, "word": 32})(place)
+            registered = Signal(len(late))
+            m.d.sync += registered.eq(late)
+            late = registered
+        late = place(late)
         value = Mux(late.convert, convert.o_result, late.word)
         write = Signal(temp_write_layout(q))
         for part in ("rgb_addr", "alpha_addr"):
@@ -223,7 +221,7 @@ class R500Stage(wiring.Component):
 
         with m.If(self.start):
             m.d.sync += [self.quads.eq(0), self.instructions.eq(0), self.error.eq(0)]
-        with m.FSM():
+        with m.FSM() as fsm:
             with m.State("IDLE"):
                 with m.If(draining):
                     # free every context that is not running
@@ -232,9 +230,11 @@ class R500Stage(wiring.Component):
                             m.d.comb += [core.release.en.eq(1), core.release.context.eq(k)]
                 with m.Elif(done.any()):
                     m.d.sync += [context.eq(next_done), lane.eq(0)]
-                    m.next = "CHECK"
+                    m.next = "TABLE"
+            with m.State("TABLE"):
+                # the quad table is read for the context
+                m.next = "CHECK"
             with m.State("CHECK"):
-                # the quad table's word for the context is there now
                 with m.If(fault != QuadFault.NONE):
                     m.d.sync += [self.error.eq(1), draining.eq(1),
                                  self.fault.eq(Value.cast(fault)
@@ -248,14 +248,14 @@ class R500Stage(wiring.Component):
                 m.d.sync += channel.eq(0)
                 m.next = "WRITE"
             with m.State("WRITE"):
-                writes = (core.target_written[:3].any() & quad.covered.bit_select(lane, 1)
+                # a covered, unkilled lane that wrote any channel of target 0: its .rgb as bytes
+                writes = (core.target_written.any() & quad.covered.bit_select(lane, 1)
                           & ~killed.bit_select(lane, 1))
                 byte = colour_byte(core.target_data.as_value().word_select(channel, 32))
                 address = quad.outputs[lane].as_value().word_select(channel, ADDR_BITS)
                 m.d.comb += [self.om_req.valid.eq(writes),
                              self.om_req.payload.addr.eq(address),
-                             self.om_req.payload.data.eq(byte << BYTE_SHIFT),
-                             core.target_read.lane.eq(lane)]
+                             self.om_req.payload.data.eq(byte << BYTE_SHIFT)]
                 with m.If(~writes | self.om_req.ready):
                     m.d.sync += channel.eq(channel + 1)
                     with m.If(~writes | (channel == 2)):
@@ -269,6 +269,4 @@ class R500Stage(wiring.Component):
                 m.d.sync += [self.quads.eq(self.quads + 1),
                              self.instructions.eq(self.instructions + instructions)]
                 m.next = "IDLE"
-        unloading = Signal()
-        m.d.comb += unloading.eq(0)
-        return unloading
+        return ~fsm.ongoing("IDLE")

@@ -15,7 +15,7 @@ __all__ = [
     "US_INT_CONST",
     "InstType", "FcOp", "AddrOp", "BranchOp", "PredSel", "JumpFunc", "LaneState", "FcError",
     "RgbOp", "AlphaOp", "TexOp", "Swizzle", "Mod", "SrcpOp", "Omod", "Compare", "Sel",
-    "AluResultSel", "QuadFault",
+    "AluResultSel", "QuadFault", "QUAD_FAULT_TEXT",
     "R500_TEMPS", "R500_CONSTS", "R500_MAX_INSTRUCTIONS", "R500_WORDS_PER_INSTRUCTION",
     "R500_BOOLS", "R500_INT_CONSTS", "R500_SAMPLERS", "R500_RENDER_TARGETS",
 ]
@@ -334,3 +334,18 @@ class QuadFault(IntEnum):
     def from_fc(cls, fc_error):
         """The fault of a flow-control engine's ``FcError``."""
         return cls(cls.ADDR_OVERFLOW + fc_error - FcError.ADDR_OVERFLOW)
+
+
+#: what each fault is called: the texts an R500 job's answer starts with (r500-us.md §4.3)
+QUAD_FAULT_TEXT = {
+    QuadFault.ILLEGAL_INSTRUCTION: "illegal instruction",
+    QuadFault.BAD_TEMPORARY: "bad temporary address",
+    QuadFault.SAMPLER_NOT_SET_UP: "sampler not set up",
+    QuadFault.PC_OUTSIDE: "PC outside the program",
+    QuadFault.INSTRUCTION_LIMIT: "instruction limit",
+    QuadFault.ADDR_OVERFLOW: "address stack overflow",
+    QuadFault.ADDR_UNDERFLOW: "address stack underflow",
+    QuadFault.LOOP_OVERFLOW: "loop stack overflow",
+    QuadFault.LOOP_UNDERFLOW: "loop stack underflow",
+    QuadFault.COUNTER_OVERFLOW: "branch counter overflow",
+}

@@ -82,10 +82,11 @@ class Temporaries(wiring.Component):
             # the first write of a part writes its every channel: zeros where not enabled
             value = Cat(Mux(enables[c], Value.cast(write[part]).word_select(c, 32), 0)
                         for c in range(channels))
-            with m.If(enables.any()):
-                m.d.sync += written.bit_select(write_row, 1).eq(1)
+            # (a write in the cycle of a clear counts: it comes after it)
             with m.If(self.clear):
                 m.d.sync += written.word_select(self.clear_context, context_rows).eq(0)
+            with m.If(enables.any()):
+                m.d.sync += written.bit_select(write_row, 1).eq(1)
             for n in range(SLOTS):
                 memory = Memory(shape=unsigned(32 * channels), depth=rows, init=[],
                                 attrs=READ_COLLISION_UNDEFINED)

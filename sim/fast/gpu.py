@@ -86,7 +86,8 @@ def render_gpu_fast(scene, rom, config, backend=None, progress=None, chunk_cycle
     sim.attach_bus()
     host = BusHost(sim, progress, chunk_cycles, max_cycles)
     try:
-        frame = render_frame_blocking(host, scene, cores=config.cores)
+        frame = render_frame_blocking(host, scene, cores=config.cores,
+                                      texture_words=config.fitted(scene).tmem_words)
     except FrameError as e:
         raise FastSimError(f"{scene.name}: {e}") from None
     if progress:

@@ -1,6 +1,8 @@
-"""``python -m sim.r500 run JOB.json --engine model|rtl``: one quad, its answer as JSON
-(r500-us.md §4.3). Exit status: 0 done, 1 the quad stopped with an error (the answer says
-which), 2 a malformed job or command line (one line on stderr)."""
+"""``python -m sim.r500 run JOB.json --engine model|rtl [--backend fast|pysim] [--vcd FILE]``:
+one quad, its answer as JSON (r500-us.md §4.3). The rtl engine runs the R500 core's RTL: by
+default compiled (Verilator) and cached, else in Amaranth's simulator, which can write a VCD.
+Exit status: 0 done, 1 the quad stopped with an error (the answer says which), 2 a malformed
+job or command line (one line on stderr)."""
 
 import argparse
 import json
@@ -10,6 +12,7 @@ import sys
 from sim.r500.job import JobError, run_job
 
 ENGINES = ("model", "rtl")
+BACKENDS = ("fast", "pysim")
 
 
 def main(argv=None):
@@ -20,13 +23,16 @@ def main(argv=None):
     run.add_argument("job", help="the job file (JSON, r500-us.md §4.3)")
     run.add_argument("--engine", choices=ENGINES, default="model",
                      help="the executable model (default) or the RTL core")
+    run.add_argument("--backend", choices=BACKENDS, default="fast",
+                     help="rtl only: fast (compiled, cached; default) or pysim (Amaranth's "
+                          "simulator)")
+    run.add_argument("--vcd", help="rtl with --backend pysim only: write a waveform file")
     args = parser.parse_args(argv)
-    if args.engine == "rtl":
-        print("python -m sim.r500: the RTL engine is not built yet (use --engine model)",
-              file=sys.stderr)
+    if args.vcd and not (args.engine == "rtl" and args.backend == "pysim"):
+        print("python -m sim.r500: --vcd needs --engine rtl --backend pysim", file=sys.stderr)
         return 2
     try:
-        result, status = run_job(args.job)
+        result, status = run_job(args.job, args.engine, args.backend, args.vcd)
     except JobError as error:
         print(f"python -m sim.r500: {error}", file=sys.stderr)
         return 2

@@ -2,24 +2,25 @@
 
 from enum import Enum
 
-from hdl.isa import FcError
+from hdl.isa import FcError, QUAD_FAULT_TEXT, QuadFault
 from sim.fc_model import ERROR_TEXT, FlowControlError
 
 __all__ = ["QuadErrorCode", "QuadError"]
 
 
 class QuadErrorCode(Enum):
-    """Each code's value is the text an answer's ``"error"`` starts with."""
-    ILLEGAL_INSTRUCTION = "illegal instruction"
-    BAD_TEMPORARY = "bad temporary address"
-    SAMPLER_NOT_SET_UP = "sampler not set up"
-    PC_OUTSIDE = "PC outside the program"
-    INSTRUCTION_LIMIT = "instruction limit"
-    ADDR_OVERFLOW = ERROR_TEXT[FcError.ADDR_OVERFLOW]
-    ADDR_UNDERFLOW = ERROR_TEXT[FcError.ADDR_UNDERFLOW]
-    LOOP_OVERFLOW = ERROR_TEXT[FcError.LOOP_OVERFLOW]
-    LOOP_UNDERFLOW = ERROR_TEXT[FcError.LOOP_UNDERFLOW]
-    COUNTER_OVERFLOW = ERROR_TEXT[FcError.COUNTER_OVERFLOW]
+    """Each code's value is the text an answer's ``"error"`` starts with; the names are the
+    RTL's ``hdl.isa.QuadFault``'s."""
+    ILLEGAL_INSTRUCTION = QUAD_FAULT_TEXT[QuadFault.ILLEGAL_INSTRUCTION]
+    BAD_TEMPORARY = QUAD_FAULT_TEXT[QuadFault.BAD_TEMPORARY]
+    SAMPLER_NOT_SET_UP = QUAD_FAULT_TEXT[QuadFault.SAMPLER_NOT_SET_UP]
+    PC_OUTSIDE = QUAD_FAULT_TEXT[QuadFault.PC_OUTSIDE]
+    INSTRUCTION_LIMIT = QUAD_FAULT_TEXT[QuadFault.INSTRUCTION_LIMIT]
+    ADDR_OVERFLOW = QUAD_FAULT_TEXT[QuadFault.ADDR_OVERFLOW]
+    ADDR_UNDERFLOW = QUAD_FAULT_TEXT[QuadFault.ADDR_UNDERFLOW]
+    LOOP_OVERFLOW = QUAD_FAULT_TEXT[QuadFault.LOOP_OVERFLOW]
+    LOOP_UNDERFLOW = QUAD_FAULT_TEXT[QuadFault.LOOP_UNDERFLOW]
+    COUNTER_OVERFLOW = QUAD_FAULT_TEXT[QuadFault.COUNTER_OVERFLOW]
 
     @classmethod
     def from_fc(cls, fc_error):

@@ -265,14 +265,24 @@ def _lane_answer(lane):
     return {"temps": temps, "out": out, "w": w, "killed": lane.killed}
 
 
-def answer(result):
-    """The answer's JSON object of a QuadResult."""
+def answer(result, cycles=None):
+    """The answer's JSON object of a QuadResult (``cycles``: the RTL's, null on the model)."""
     return {"lanes": [_lane_answer(lane) for lane in result.lanes],
-            "instructions": result.instructions, "cycles": None,
+            "instructions": result.instructions, "cycles": cycles,
             "error": None if result.error is None else str(result.error)}
 
 
-def run_job(path):
-    """(answer, exit status) of a job file on the model; raises JobError."""
-    result = load_job(path).run()
-    return answer(result), 0 if result.error is None else 1
+def run_job(path, engine="model", backend="fast", vcd=None):
+    """(answer, exit status) of a job file on the model or the RTL (``backend`` fast or pysim,
+    ``vcd`` a waveform file with pysim); raises JobError."""
+    job = load_job(path)
+    cycles = None
+    if engine == "rtl":
+        from sim.r500.rtl import RtlJobError, run_job_rtl
+        try:
+            result, cycles = run_job_rtl(job, backend, vcd)
+        except RtlJobError as error:
+            raise JobError(path, "", error) from None
+    else:
+        result = job.run()
+    return answer(result, cycles), 0 if result.error is None else 1

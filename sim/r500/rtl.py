@@ -11,15 +11,14 @@ model's, and the quad's cycles.
 from amaranth.sim import Simulator
 
 from hdl.config import R500Config
-from hdl.gpu.host_protocol import (R500State, run_quad_job, run_blocking, BlockingPort,
-                                   sampler_fields)
+from hdl.gpu.host_protocol import run_quad_job, run_blocking, BlockingPort, shading_state
 from hdl.gpu.r500_top import R500Top
 from hdl.isa import QuadFault
 from sim.r500.errors import QuadError, QuadErrorCode
 from sim.r500.quad import LaneResult, QuadResult
 
-__all__ = ["JOB_TOP", "TEXTURE_WORDS", "RtlJobError", "r500_state", "QuadRunner",
-           "run_job_rtl", "BACKENDS"]
+__all__ = ["JOB_TOP", "TEXTURE_WORDS", "RtlJobError", "QuadRunner", "run_job_rtl",
+           "run_job_pysim", "run_result", "BACKENDS"]
 
 #: the job top models the full R500 (§4.3)
 JOB_TOP = R500Config()
@@ -32,26 +31,8 @@ class RtlJobError(ValueError):
     """A job the RTL job top cannot hold; one line."""
 
 
-def r500_state(program, start, end, max_instructions, constants, bools, int_consts, samplers,
-               texture_words):
-    """The host protocol's R500State of a program and its host state (as a Job or an
-    R500Shading hold them): each sampler set up or not as the model decides it for a texture
-    memory of ``texture_words`` words."""
-    encoded = {}
-    for index, sampler in samplers.items():
-        set_up = sampler.is_set_up(texture_words)
-        fields = sampler_fields(sampler.width, sampler.height, sampler.filter == "bilinear",
-                                sampler.wrap == "clamp", set_up)
-        encoded[index] = (sampler.base if set_up else 0, fields)
-    ints = dict(int_consts) if isinstance(int_consts, dict) else dict(enumerate(int_consts or ()))
-    return R500State(list(program), start, end, max_instructions, dict(constants), bools, ints,
-                     encoded)
-
-
 def _job_state(job):
-    end = len(job.program) // 6 - 1 if job.end is None else job.end
-    return r500_state(job.program, job.start, end, job.max_instructions, job.constants,
-                      job.bools, job.int_consts, job.samplers, len(job.texture))
+    return shading_state(job, len(job.texture))
 
 
 def _check(job, config):
@@ -130,6 +111,15 @@ def run_job_pysim(job, config=JOB_TOP, vcd=None):
 _runners = {}
 
 
+def _runner(temporaries=JOB_TOP.temporaries):
+    """The fast runner of a job top with ``temporaries`` (built once per process)."""
+    if temporaries not in _runners:
+        config = JOB_TOP if temporaries == JOB_TOP.temporaries else \
+            R500Config(temporaries=temporaries, contexts=JOB_TOP.contexts)
+        _runners[temporaries] = QuadRunner(config)
+    return _runners[temporaries]
+
+
 def run_job_rtl(job, backend="fast", vcd=None):
     """(QuadResult, cycles) of a Job on the RTL core: ``backend`` "fast" (the compiled model,
     built once per process) or "pysim" (Amaranth's simulator, ``vcd`` optional)."""
@@ -137,6 +127,9 @@ def run_job_rtl(job, backend="fast", vcd=None):
         return run_job_pysim(job, vcd=vcd)
     if backend != "fast":
         raise ValueError(f"backend is one of {', '.join(BACKENDS)}, not {backend!r}")
-    if "fast" not in _runners:
-        _runners["fast"] = QuadRunner()
-    return _runners["fast"].run(job)
+    return _runner().run(job)
+
+
+def run_result(job):
+    """The QuadResult of a Job on the fast RTL core holding the job's ``temporaries``."""
+    return _runner(getattr(job, "temporaries", JOB_TOP.temporaries)).run(job)[0]
