@@ -1,22 +1,33 @@
-"""A helper for fixed-latency datapath pipelines (divider, square root)."""
+"""Helpers for fixed-latency datapath pipelines (divider, square root, the R500 units)."""
 
 from amaranth import Signal
+from amaranth.lib import data
 
-__all__ = ["register_stage"]
+__all__ = ["register_stage", "delay"]
 
 
 def register_stage(m, stage, values):
     """Register every value of ``values`` (name -> value) into pipeline stage ``stage``.
 
     ``valid`` gets a reset; datapath values do not (they are meaningless while ``valid`` is 0,
-    and reset-less flip-flops are cheaper). Returns name -> the new registers.
+    and reset-less flip-flops are cheaper). A ``lib.data`` view is registered with its layout.
+    Returns name -> the new registers.
     """
     regs = {}
     for name, value in values.items():
         if name == "valid":
             reg = Signal(name=f"s{stage}_valid")
         else:
-            reg = Signal(len(value), name=f"s{stage}_{name}", reset_less=True)
+            shape = value.shape() if isinstance(value, data.View) else len(value)
+            reg = Signal(shape, name=f"s{stage}_{name}", reset_less=True)
         m.d.sync += reg.eq(value)
         regs[name] = reg
     return regs
+
+
+def delay(m, stage, to_stage, values):
+    """``values``, registered in pipeline stage ``stage``, carried on to stage ``to_stage`` (one
+    ``register_stage`` per stage in between; none if the stages are the same)."""
+    for later in range(stage + 1, to_stage + 1):
+        values = register_stage(m, later, values)
+    return values
