@@ -1,6 +1,7 @@
 """Helpers for fixed-latency datapath pipelines (divider, square root, the R500 units)."""
 
 from amaranth import Signal
+from amaranth.lib import data
 
 __all__ = ["register_stage", "delay"]
 
@@ -9,14 +10,16 @@ def register_stage(m, stage, values):
     """Register every value of ``values`` (name -> value) into pipeline stage ``stage``.
 
     ``valid`` gets a reset; datapath values do not (they are meaningless while ``valid`` is 0,
-    and reset-less flip-flops are cheaper). Returns name -> the new registers.
+    and reset-less flip-flops are cheaper). A ``lib.data`` view is registered with its layout.
+    Returns name -> the new registers.
     """
     regs = {}
     for name, value in values.items():
         if name == "valid":
             reg = Signal(name=f"s{stage}_valid")
         else:
-            reg = Signal(len(value), name=f"s{stage}_{name}", reset_less=True)
+            shape = value.shape() if isinstance(value, data.View) else len(value)
+            reg = Signal(shape, name=f"s{stage}_{name}", reset_less=True)
         m.d.sync += reg.eq(value)
         regs[name] = reg
     return regs
@@ -24,8 +27,8 @@ def register_stage(m, stage, values):
 
 def delay(m, name, values, cycles):
     """``values`` (name -> value) delayed by ``cycles`` registers, as ``register_stage`` makes them
-    (``valid`` with a reset, the rest without), beside a fixed-latency unit they describe.
-    Returns name -> the last registers."""
+    (``valid`` with a reset, the rest without), beside a fixed-latency unit they describe (no
+    registers for 0 cycles). Returns name -> the last registers."""
     for stage in range(1, cycles + 1):
         values = register_stage(m, f"{name}{stage}", values)
     return values

@@ -4,9 +4,13 @@ for bit.
 """
 
 from amaranth import Cat, Const, Mux
+from amaranth.lib.data import ArrayLayout
 
-__all__ = ["MOD_NONE", "MOD_NEG", "MOD_ABS", "MOD_NAB", "neg", "abs_", "nab",
+__all__ = ["VEC4", "MOD_NONE", "MOD_NEG", "MOD_ABS", "MOD_NAB", "neg", "abs_", "nab",
            "source_modifier", "inline_constant", "SMALL_INLINE"]
+
+#: a source slot or a result: four binary32 channels, r, g, b, a
+VEC4 = ArrayLayout(32, 4)
 
 MOD_NONE, MOD_NEG, MOD_ABS, MOD_NAB = 0, 1, 2, 3
 

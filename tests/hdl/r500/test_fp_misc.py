@@ -19,43 +19,9 @@ from hdl.r500.fp_frc import FpFrc, fp_floor
 from hdl.r500.fp_post import FpPost
 from hdl.r500.operand_values import abs_, inline_constant, nab, neg, source_modifier
 from sim.r500 import fp32
-from tests.helpers.r500_units import stream
+from tests.helpers.r500_units import EDGES, random_pattern, stream
 
 RANDOM = 10_000
-
-#: zeros, subnormals, 2^-126 and neighbours, binades where x/8 meets the flush, 0.5 and 1.0 and
-#: their neighbours, integers and halves, 2^23 and 2^24, max finite, infinities, NaNs of both
-#: signs and several payloads
-EDGES = [
-    0x0000_0000, 0x8000_0000, 0x0000_0001, 0x8000_0001, 0x0040_0000, 0x807F_FFFF,
-    0x0080_0000, 0x8080_0000, 0x0080_0001, 0x00FF_FFFF, 0x0100_0000, 0x017F_FFFF,
-    0x0180_0000, 0x01FF_FFFF, 0x81FF_FFFF, 0x0200_0000,
-    0x3EFF_FFFF, 0x3F00_0000, 0x3F00_0001, 0xBF00_0000, 0xBEFF_FFFF,
-    0x3F7F_FFFF, 0x3F80_0000, 0x3F80_0001, 0xBF80_0000, 0xBF7F_FFFF, 0xBF80_0001,
-    0x3FC0_0000, 0xBFC0_0000, 0x4000_0000, 0xC040_0000, 0x4B00_0000, 0x4AFF_FFFF, 0xCAFF_FFFF,
-    0x4B7F_FFFF, 0xCB00_0001, 0x3300_0000, 0xB300_0000, 0xB380_0000,
-    0x7E7F_FFFF, 0x7E80_0000, 0x7EFF_FFFF, 0x7F7F_FFFF, 0xFF7F_FFFF,
-    0x7F80_0000, 0xFF80_0000,
-    0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FBF_FFFF, 0xFFC0_1234,
-]
-
-
-def _pattern(rng):
-    """A random pattern: uniform bits, an edge value, a number near 1, one near the flush, one
-    near the overflow, or a neighbour of an edge value."""
-    kind = rng.random()
-    sign = rng.getrandbits(1) << 31
-    if kind < 0.35:
-        return rng.getrandbits(32)
-    if kind < 0.5:
-        return rng.choice(EDGES)
-    if kind < 0.7:
-        return sign | rng.randint(100, 160) << 23 | rng.getrandbits(23)
-    if kind < 0.8:
-        return sign | rng.randint(0, 5) << 23 | rng.getrandbits(23)
-    if kind < 0.9:
-        return sign | rng.randint(250, 255) << 23 | rng.getrandbits(23)
-    return rng.choice(EDGES) + rng.randint(-3, 3) & 0xFFFF_FFFF
 
 
 def _hex(x):
@@ -167,11 +133,11 @@ def test_combinational_random():
     rng = random.Random(11)
     vectors = []
     for _ in range(RANDOM):
-        a, b = _pattern(rng), _pattern(rng)
+        a, b = random_pattern(rng), random_pattern(rng)
         roll = rng.random()
         if roll < 0.2:
             b = a ^ rng.choice([0, 0x8000_0000, 1, 0x8000_0001])   # equal, -x, neighbours
-        c = _pattern(rng) if roll < 0.6 else rng.choice(DECISION_EDGES) + rng.randint(-2, 2)
+        c = random_pattern(rng) if roll < 0.6 else rng.choice(DECISION_EDGES) + rng.randint(-2, 2)
         vectors.append((a, b, c & 0xFFFF_FFFF, rng.getrandbits(8), rng.getrandbits(2)))
     assert_all_match(run_combinational(vectors))
 
@@ -193,7 +159,7 @@ def test_post_matches_model():
     inputs = [{"i_x": x, "i_omod": code, "i_clamp": clamp}
               for x in EDGES for code in range(8) for clamp in (0, 1)]
     for _ in range(RANDOM):
-        x = _pattern(rng)
+        x = random_pattern(rng)
         if rng.random() < 0.3:                      # halving onto the 2^-149 grid, ties
             x = rng.getrandbits(1) << 31 | rng.randint(1, 4) << 23 | rng.choice(
                 [rng.getrandbits(23), 0x7F_FFFF, 0x7F_FFFE, 0x7F_FFFC, 4, 3, 2, 1, 0])
@@ -213,7 +179,7 @@ def test_frc_matches_model():
         for frac in (0, 1, 0x40_0000, 0x7F_FFFF, 0x7F_FFFE, 0x00_0100):
             values += [exp << 23 | frac, 0x8000_0000 | exp << 23 | frac]
     for _ in range(RANDOM):
-        x = _pattern(rng)
+        x = random_pattern(rng)
         if rng.random() < 0.3:                      # tiny negatives (FRC rounds to 1.0)
             x = 0x8000_0000 | rng.randint(1, 110) << 23 | rng.getrandbits(23)
         values.append(x)
