@@ -1,8 +1,8 @@
-"""A helper for fixed-latency datapath pipelines (divider, square root)."""
+"""Helpers for fixed-latency datapath pipelines (divider, square root, the R500 units)."""
 
 from amaranth import Signal
 
-__all__ = ["register_stage"]
+__all__ = ["register_stage", "delay"]
 
 
 def register_stage(m, stage, values):
@@ -20,3 +20,12 @@ def register_stage(m, stage, values):
         m.d.sync += reg.eq(value)
         regs[name] = reg
     return regs
+
+
+def delay(m, name, values, cycles):
+    """``values`` (name -> value) delayed by ``cycles`` registers, as ``register_stage`` makes them
+    (``valid`` with a reset, the rest without), beside a fixed-latency unit they describe.
+    Returns name -> the last registers."""
+    for stage in range(1, cycles + 1):
+        values = register_stage(m, f"{name}{stage}", values)
+    return values
