@@ -69,10 +69,17 @@ V_BITS = RESULT_BITS + 8
 STICKY_BITS = 64 - 24 - 3
 
 
-def table_rom():
-    """The ROM words: C0 | C1 << C0_BITS | C2 << (C0_BITS + C1_BITS), two's complement."""
+#: the table each operation reads
+OP_TABLE = {SfuOp.RCP: TABLE_RCP, SfuOp.RSQ: TABLE_RSQ, SfuOp.EX2: TABLE_EX2,
+            SfuOp.LN2: TABLE_LN2, SfuOp.SIN: TABLE_SIN, SfuOp.COS: TABLE_SIN}
+
+
+def table_rom(tables=range(len(TABLE_ORDER))):
+    """The ROM words of ``tables`` (numbers in ``TABLE_ORDER``), one after the other: C0 | C1 <<
+    C0_BITS | C2 << (C0_BITS + C1_BITS), two's complement."""
     words = []
-    for table in TABLE_ORDER:
+    for number in tables:
+        table = TABLE_ORDER[number]
         for c0, c1, c2 in zip(table.c0, table.c1, table.c2):
             words.append(c0 | (c1 & ((1 << C1_BITS) - 1)) << C0_BITS
                          | (c2 & ((1 << C2_BITS) - 1)) << (C0_BITS + C1_BITS))
@@ -80,7 +87,11 @@ def table_rom():
 
 
 class SpecialFunctionUnit(PipelinedUnit):
-    """``o_result = op(a)`` (binary32 patterns, R500 rules), LATENCY cycles after ``i_valid``."""
+    """``o_result = op(a)`` (binary32 patterns, R500 rules), LATENCY cycles after ``i_valid``.
+
+    ``ops``: the operations built, all by default. The ROM then holds only the tables they read
+    (RCP alone: 256 words rather than 1280); an operation left out gives a meaningless result.
+    """
 
     LATENCY = 6
 
@@ -90,14 +101,20 @@ class SpecialFunctionUnit(PipelinedUnit):
     o_valid: Out(1)
     o_result: Out(32)
 
+    def __init__(self, ops=tuple(SfuOp)):
+        self.ops = tuple(ops)
+        #: the table numbers in the ROM, in ROM order
+        self.tables = sorted({OP_TABLE[op] for op in self.ops})
+        super().__init__()
+
     def elaborate(self, platform):
         m = Module()
 
-        # The coefficients are a block RAM with a registered read (1280 x 62 bits: five
-        # DP16KD on the ECP5); a case ROM of 1280 words would cost thousands of LUTs. The read
-        # register doubles as stage 2's pipeline register for C0, C1 and C2.
-        m.submodules.table = table = Memory(shape=unsigned(ENTRY_BITS), depth=len(TABLE_ORDER)
-                                            << INDEX_BITS, init=table_rom())
+        # The coefficients are a block RAM with a registered read (1280 x 62 bits for all the
+        # tables: five DP16KD on the ECP5); a case ROM of 1280 words would cost thousands of
+        # LUTs. The read register doubles as stage 2's pipeline register for C0, C1 and C2.
+        m.submodules.table = table = Memory(shape=unsigned(ENTRY_BITS), depth=len(self.tables)
+                                            << INDEX_BITS, init=table_rom(self.tables))
         rom = table.read_port()
 
         # stage 1: specials, the argument shift of EX2, SIN and COS
@@ -228,7 +245,13 @@ class SpecialFunctionUnit(PipelinedUnit):
                              exact.eq((mirror == 0) | mirror[quarter_bits]),
                              exact_value.eq(Mux(mirror[quarter_bits], 1 << RESULT_BITS, 0)),
                              negative.eq(quadrant[1])]
-        m.d.comb += rom.addr.eq(Cat(index, table_id))
+        # the table's place in the ROM (its number when every table is built)
+        slot = Signal(range(max(len(self.tables), 2)))
+        with m.Switch(table_id):
+            for place, number in enumerate(self.tables):
+                with m.Case(number):
+                    m.d.comb += slot.eq(place)
+        m.d.comb += rom.addr.eq(Cat(index, slot))
 
         t = h[OFFSET_BITS - SQUARE_BITS:]
         s2 = register_stage(m, 2, {
