@@ -100,7 +100,7 @@ def run_job_pysim(job, config=JOB_TOP, vcd=None):
     sim.add_clock(1e-8)
     sim.add_testbench(testbench)
     if vcd:
-        with sim.write_vcd(vcd):
+        with sim.write_vcd(str(vcd)):
             sim.run()
     else:
         sim.run()
