@@ -3,26 +3,28 @@ instruction, bit for bit (r500-us.md §3.2-3.4; docs/r500-core.md, "The lane dat
 
 One lane-op (one pixel's three source slots and the instruction's fields) enters per cycle; its
 four results (the RGB unit's r, g, b and the alpha unit's a, after OMOD and clamp) come out
-LATENCY = 26 cycles later, never stalling. Every operation takes the same path, so the latency
+LATENCY = 28 cycles later, never stalling. Every operation takes the same path, so the latency
 is the longest operation's, DP4's (the stage numbers below count from the input register):
 
 * 1-7: ``alu_operands.LaneOperands``: the inputs registered, srcp, A, B and C per channel;
 * 8-11: four ``FpMul``, A·B per channel (FRC: A·1). Beside them, 8: the selects' decisions
   (MIN, MAX, CND, CMP) and −floor(A); 9: each channel's addend, C, or −floor(A) for FRC, or
-  the select's pick, which rides the addend's registers on to stage 16; 8-13: the
+  the select's pick, which rides the addend's registers on to stage 17; 8-13: the
   ``SpecialFunctionUnit`` on the alpha unit's A;
-* 12-15: four ``FpAdd``, product + addend per channel; for DP3, DP4 and D2A the red one adds
-  the first two products;
-* 16: each unit's result but a dot product's (the sum, the pick or the special function; SOP:
+* 12: the adders' operands, registered: product and addend per channel, but the green product
+  as the red adder's second operand for DP3, DP4 and D2A;
+* 13-16: four ``FpAdd``, product + addend (the dot products: red + green);
+* 17: each unit's result but a dot product's (the sum, the pick or the special function; SOP:
   the alpha unit's);
-* 16-19: ``FpAdd``, + the third product (DP3, DP4) or + C.b (D2A); 20: DP3's and D2A's results,
+* 17-20: ``FpAdd``, + the third product (DP3, DP4) or + C.b (D2A); 21: DP3's and D2A's results,
   and the alpha unit's DP after DP3;
-* 20-23: ``FpAdd``, + Aα·Bα (DP4); 24: DP4's results, in both units;
-* 25-26: four ``FpPost``, OMOD then clamp.
+* 21-24: ``FpAdd``, + Aα·Bα (DP4); 25: DP4's results, in both units;
+* 26-28: four ``FpPost``, OMOD (two stages) then clamp.
 
-Each choice among results sits in a stage of its own, after registered sums, so no multiplexer
-follows an adder's rounding in the same cycle; only the red adder's second operand has one in
-front (the second product or the addend). Datapath registers have no reset; ``o_valid`` is
+Every choice between values sits in a stage of its own, after registers: no multiplexer follows
+an adder's rounding in its cycle, and none stands in front of an adder's first stage (stage 12
+is there for the red adder's: in front of ``FpAdd``'s operand compare and alignment it made the
+unit's slowest path, ~16 ns on the ECP5). Datapath registers have no reset; ``o_valid`` is
 ``i_valid`` delayed. Illegal encodings (RGB_OP 6, 13-15, ALPHA_OP 4, DP pairings) compute
 something of no use: the decoder rejects them first.
 """
@@ -53,7 +55,8 @@ DECISIONS = OPERANDS + 1                # the selects' decisions, −floor(A)
 ADDENDS = DECISIONS + 1                 # C, −floor(A) or the select's pick
 PRODUCTS = OPERANDS + FpMul.LATENCY
 SPECIAL = OPERANDS + SpecialFunctionUnit.LATENCY
-SUMS = PRODUCTS + FpAdd.LATENCY
+TERMS = PRODUCTS + 1                    # the adders' operands
+SUMS = TERMS + FpAdd.LATENCY
 EARLY = SUMS + 1                        # every result but a dot product's
 DOT3_SUM = SUMS + FpAdd.LATENCY         # + the third term
 DOT3 = DOT3_SUM + 1                     # DP3, D2A and the alpha unit's DP done
@@ -158,27 +161,33 @@ class LaneAlu(PipelinedUnit):
         addends = delay(m, "addends", register_stage(m, ADDENDS, addends), PRODUCTS - ADDENDS)
         control = addends["control"]
 
-        # stages 12-15: product + addend; the dot products start on the red adder
-        sums = []
-        for channel in range(CHANNELS):
-            addend = addends[f"addend{channel}"]
-            if channel == 0:
-                addend = Mux(control.dot, products[1], addend)
-            sums.append(_adder(m, f"add{channel}", addends["valid"], products[channel], addend))
-        terms = register_stage(m, PRODUCTS + 1, {
+        # stage 12: the adders' operands, registered: the red adder's second one is the green
+        # product for the dot products, and no multiplexer stands in front of an adder
+        terms = register_stage(m, TERMS, {
             "valid": addends["valid"], "control": control,
+            **{f"product{channel}": products[channel] for channel in range(CHANNELS)},
             **{f"addend{channel}": addends[f"addend{channel}"] for channel in range(CHANNELS)},
+            "red_second": Mux(control.dot, products[1], addends["addend0"]),
             "third_term": Mux(control.d2a, addends["addend2"], products[2]),
-            "fourth_term": products[ALPHA],
         })
-        terms = delay(m, "terms", terms, SUMS - PRODUCTS - 1)
-        special = delay(m, "special", {"special_result": sfu.o_result}, SUMS - SPECIAL)["special_result"]
+
+        # stages 13-16: product + addend; the dot products start on the red adder
+        sums = [_adder(m, f"add{channel}", terms["valid"], terms[f"product{channel}"],
+                       terms["red_second"] if channel == 0 else terms[f"addend{channel}"])
+                for channel in range(CHANNELS)]
+        terms = delay(m, "terms", {
+            "valid": terms["valid"], "control": terms["control"],
+            **{f"addend{channel}": terms[f"addend{channel}"] for channel in range(CHANNELS)},
+            "third_term": terms["third_term"], "fourth_term": terms[f"product{ALPHA}"],
+        }, SUMS - TERMS)
+        special = delay(m, "special", {"special_result": sfu.o_result},
+                        SUMS - SPECIAL)["special_result"]
         control = terms["control"]
 
-        # stages 16-19: + the third term
+        # stages 17-20: + the third term
         dot3 = _adder(m, "add_dot3", terms["valid"], sums[0], terms["third_term"])
 
-        # stage 16: every result but a dot product's
+        # stage 17: every result but a dot product's
         alpha_early = Mux(control.alpha.sum, sums[ALPHA],
                           Mux(control.special, special, terms[f"addend{ALPHA}"]))
         early = {"valid": terms["valid"], "control": control,
@@ -190,10 +199,10 @@ class LaneAlu(PipelinedUnit):
         early = delay(m, "early", register_stage(m, EARLY, early), DOT3_SUM - EARLY)
         control = early["control"]
 
-        # stages 20-23: + the fourth term
+        # stages 21-24: + the fourth term
         dot4 = _adder(m, "add_dot4", early["valid"], dot3, early["fourth_term"])
 
-        # stage 20: DP3 and D2A done, and the alpha unit's DP after DP3
+        # stage 21: DP3 and D2A done, and the alpha unit's DP after DP3
         done3 = {"valid": early["valid"], "control": control}
         for channel in range(CHANNELS):
             dot = control.alpha_dp if channel == ALPHA else control.dot
@@ -201,14 +210,14 @@ class LaneAlu(PipelinedUnit):
         done3 = delay(m, "done3", register_stage(m, DOT3, done3), DOT4_SUM - DOT3)
         control = done3["control"]
 
-        # stage 24: DP4 done, in both units
+        # stage 25: DP4 done, in both units
         raw = register_stage(m, RAW, {
             "valid": done3["valid"], "control": control,
             **{f"raw{channel}": Mux(control.dp4, dot4, done3[f"result{channel}"])
                for channel in range(CHANNELS)},
         })
 
-        # stages 25-26: OMOD, clamp
+        # stages 26-28: OMOD, rounding, clamp
         for channel in range(CHANNELS):
             post = FpPost()
             m.submodules[f"post{channel}"] = post

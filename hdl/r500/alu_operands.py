@@ -5,8 +5,9 @@ operands (A·1 + (−floor A): B is 1.0 here).
 The choice is made in two steps around the pre-subtract slot's adders (``srcp.PreSubtract``), so
 that only a small multiplexer waits for them:
 
-1. ``operand_choice``, while srcp is being computed: a slot's channel or a swizzle constant, or for MDH/MDV a neighbour's slot 0, or for FRC's B the 1.0 of A·1; or a
-   note that the value is srcp's channel n (SEL 3, SWIZ R…A);
+1. ``operand_choice``, while srcp is being computed: a slot's channel or a swizzle constant,
+   or for MDH/MDV a neighbour's slot 0, or for FRC's B the 1.0 of A·1; or a note that the
+   value is srcp's channel n (SEL 3, SWIZ R…A);
 2. ``operand_value``, once srcp is there: that channel or the value chosen, then the modifier
    (the sign bit only).
 
@@ -19,7 +20,8 @@ multipliers, adders, compares, floor and special functions flush their operands)
 per cycle, never stalls:
 
 1. the inputs, registered;
-2. the lane-op's CONTROL (``alu_control``), each input's choice; srcp's operands (``PreSubtract``'s first stage);
+2. the lane-op's CONTROL (``alu_control``), each input's choice; srcp's operands
+   (``PreSubtract``'s first stage);
 3-6. srcp's adders, the choices waiting beside them;
 7. A, B, C.
 """

@@ -23,7 +23,7 @@ from hdl.r500.alu import LaneAlu
 from sim.r500.alu import unit_results
 from sim.r500.decode import decode
 from sim.r500.operands import SLOTS, lane_operands, resolve_sources
-from tests.helpers.r500 import addr, alu
+from tests.helpers.r500 import SWIZZLE_CODES, addr, alu
 from tests.helpers.r500_units import EDGES, random_pattern, stream
 
 LANES = 4
@@ -136,9 +136,9 @@ def operand_instructions():
     """Every swizzle code in every input, every modifier, every srcp operation in each unit,
     the derivatives with the units choosing differently."""
     cases = []
-    codes = "rgba0h1_"
+    letters = {code: letter for letter, code in SWIZZLE_CODES.items()}
     for code in Swizzle:
-        ch = codes[code]
+        ch = letters[code]
         cases.append((f"swizzle {code.name}", on_temps(
             rgb_op=RgbOp.MAD, a=f"src0.{ch}{ch}{ch}", b=f"src1.{ch}gb", c=f"src2.r{ch}b",
             alpha_op=AlphaOp.MAD, aa=f"src0.{ch}", ab=f"src1.{ch}", ac=f"src2.{ch}")))
