@@ -7,14 +7,15 @@ wrapped (REPEAT: mod W, also for huge and negative integers) or clamped to 0 …
 word addresses base + 3 (i + j W) of texels (i, j), (i+1, j), (i, j+1), (i+1, j+1). W and H are
 powers of two, so i + j W is ``i | j << log2 W`` and mod W is a mask.
 
-``TexelAddresses`` is a pipeline, LATENCY = 4 cycles, one lookup per cycle, never stalls:
+``TexelAddresses`` is a pipeline, LATENCY = 5 cycles, one lookup per cycle, never stalls:
 
-1. floor(x) and floor(y) as integers: the signed significand shifted arithmetically (a right
-   shift rounds towards minus infinity: a floor), kept modulo 2^(addr_bits - 2) with flags for
-   "negative" and "at least 2^(addr_bits - 2)";
-2. wrap or clamp i, i + 1, j, j + 1;
-3. the rows j << log2 W, (j + 1) << log2 W;
-4. the four addresses base + 3 (i | row).
+1. floor(x) and floor(y) as integers, set up as shifts: the signed significand and the shift
+   amount (from the exponent, clamped), with flags for "negative" and "at least 2^bits";
+2. the arithmetic right shifts (rounding towards minus infinity: floors), kept modulo 2^bits;
+3. wrap or clamp i and j (W - 1 and H - 1 made a stage before), and their neighbours i + 1,
+   j + 1;
+4. the rows j << log2 W, (j + 1) << log2 W;
+5. the four addresses base + 3 (i | row).
 
 A valid sampler (W H 3 words inside the address space) has W <= 2^(addr_bits - 2): indices
 have addr_bits - 2 bits. ``o_valid`` is ``i_valid`` delayed; datapath registers have no reset.
@@ -27,7 +28,8 @@ from amaranth.lib.wiring import In, Out
 from hdl.lib.pipeline import register_stage
 from hdl.r500.fp32 import BIAS, FRACTION_BITS, PipelinedUnit, fields
 
-__all__ = ["SamplerLayout", "TexelJobLayout", "TexelAddresses", "floor_index", "wrap_index"]
+__all__ = ["SamplerLayout", "TexelJobLayout", "TexelAddresses", "floor_shift", "size_mask",
+           "wrap_index"]
 
 #: words (R, G, B) per texel
 CHANNELS = 3
@@ -68,9 +70,11 @@ def index_bits(addr_bits):
     return addr_bits - 2
 
 
-def floor_index(m, x, bits):
-    """floor(x) of a finite, flushed binary32 ``x`` as an integer: (negative, beyond, low) with
-    negative = floor(x) < 0, beyond = floor(x) >= 2^bits, low = floor(x) mod 2^bits."""
+def floor_shift(m, x, bits):
+    """floor(x) of a finite, flushed binary32 ``x`` as an integer, set up as a shift: (negative,
+    beyond, placed, shift) with negative = floor(x) < 0, beyond = floor(x) >= 2^bits and
+    floor(x) mod 2^bits the low ``bits`` of the arithmetic shift ``placed >> shift`` (a right
+    shift of a two's complement number rounds towards minus infinity: a floor)."""
     sign, exp, frac = fields(x)
     significand = Cat(frac, exp != 0)                 # zero for a zero
     placed = Signal(signed(FRACTION_BITS + 2 + bits))
@@ -83,33 +87,35 @@ def floor_index(m, x, bits):
     shift = Signal(range(len(placed)))
     m.d.comb += shift.eq(Mux(distance < 0, 0,
                              Mux(distance >= len(placed), len(placed) - 1, distance)))
-    low = (placed >> shift)[:bits]
-    return sign & (exp != 0), ~sign & (exp >= BIAS + bits), low
+    return sign & (exp != 0), ~sign & (exp >= BIAS + bits), placed, shift
 
 
-def wrap_index(m, low, negative, beyond, log2_size, clamp):
+def size_mask(log2_size, bits):
+    """size - 1 for a power-of-two size, as a ``bits``-bit mask."""
+    return ~(Const((1 << bits) - 1, bits) << log2_size)[:bits]
+
+
+def wrap_index(m, low, negative, beyond, last, clamp):
     """(i, next): the index of the integer (``low``: it modulo 2^bits, ``negative``, ``beyond``
-    = at least 2^bits) in 0 … size-1, REPEAT keeping it mod size and CLAMP saturating it, and
-    the index of the integer + 1 likewise. ``next`` follows from ``i``: REPEAT (i + 1) mod size;
-    CLAMP i + 1, or i itself at either end (a negative integer + 1 is at most 0)."""
+    = at least 2^bits) in 0 … size-1 (``last`` = size - 1), REPEAT keeping it mod size and
+    CLAMP saturating it, and the index of the integer + 1 likewise: REPEAT (low + 1) mod size;
+    CLAMP low + 1 inside, else i itself (a negative integer + 1 is at most 0)."""
     bits = len(low)
-    last = Signal(bits)                               # size - 1, a mask
-    m.d.comb += last.eq(~(Const((1 << bits) - 1, bits) << log2_size))
-    to_last, to_zero = Signal(), Signal()
-    m.d.comb += [to_last.eq(clamp & (beyond | ((low & ~last) != 0))),
-                 to_zero.eq(clamp & negative)]
+    over, to_last, to_zero = Signal(), Signal(), Signal()
+    m.d.comb += [over.eq(beyond | ((low & ~last) != 0)),             # at least size
+                 to_last.eq(clamp & over), to_zero.eq(clamp & negative)]
     # REPEAT: low mod size; CLAMP: low itself when inside, 0 or size - 1 outside
     index = Signal(bits)
     m.d.comb += index.eq((low | to_last.replicate(bits)) & last & ~to_zero.replicate(bits))
-    stay = clamp & (negative | (index == last))
-    return index, ((index + ~stay) & last)[:bits]
+    stay = clamp & (negative | over | (low == last))
+    return index, Mux(stay, index, (low + 1) & last)[:bits]
 
 
 class TexelAddresses(PipelinedUnit):
     """``o_job``: the texel addresses of the lookup at (``i_x``, ``i_y``) through
     ``i_sampler``, LATENCY cycles after ``i_valid``."""
 
-    LATENCY = 4
+    LATENCY = 5
 
     def __init__(self, addr_bits):
         self.addr_bits = addr_bits
@@ -127,40 +133,49 @@ class TexelAddresses(PipelinedUnit):
         m = Module()
         bits = self.index_bits
 
-        # stage 1: the integer floors
-        x_negative, x_beyond, x_low = floor_index(m, self.i_x, bits)
-        y_negative, y_beyond, y_low = floor_index(m, self.i_y, bits)
-        s1 = register_stage(m, 1, {
-            "valid": self.i_valid, "sampler": self.i_sampler.as_value(),
-            "x_negative": x_negative, "x_beyond": x_beyond, "x_low": x_low,
-            "y_negative": y_negative, "y_beyond": y_beyond, "y_low": y_low,
+        def sampler(stage):
+            return SamplerLayout(self.addr_bits)(stage["sampler"])
+
+        # stage 1: the integer floors as shifts
+        stage = {"valid": self.i_valid, "sampler": self.i_sampler.as_value()}
+        for axis, coordinate in (("x", self.i_x), ("y", self.i_y)):
+            negative, beyond, placed, shift = floor_shift(m, coordinate, bits)
+            stage.update({f"{axis}_negative": negative, f"{axis}_beyond": beyond,
+                          f"{axis}_placed": placed, f"{axis}_shift": shift})
+        s1 = register_stage(m, 1, stage)
+
+        # stage 2: the shifts; W - 1 and H - 1
+        s2 = register_stage(m, 2, {
+            "valid": s1["valid"], "sampler": s1["sampler"],
+            "x_last": size_mask(sampler(s1).log2_width, bits),
+            "y_last": size_mask(sampler(s1).log2_height, bits),
+            **{f"{axis}_{flag}": s1[f"{axis}_{flag}"] for axis in "xy"
+               for flag in ("negative", "beyond")},
+            **{f"{axis}_low": (s1[f"{axis}_placed"].as_signed() >> s1[f"{axis}_shift"])[:bits]
+               for axis in "xy"},
         })
 
-        # stage 2: wrap or clamp each index and its neighbour
-        sampler1 = SamplerLayout(self.addr_bits)(s1["sampler"])
-        i0, i1 = wrap_index(m, s1["x_low"], s1["x_negative"], s1["x_beyond"],
-                            sampler1.log2_width, sampler1.clamp)
-        j0, j1 = wrap_index(m, s1["y_low"], s1["y_negative"], s1["y_beyond"],
-                            sampler1.log2_height, sampler1.clamp)
-        s2 = register_stage(m, 2, {"valid": s1["valid"], "sampler": s1["sampler"],
+        # stage 3: wrap or clamp each index and its neighbour
+        i0, i1, j0, j1 = (index for axis in "xy" for index in wrap_index(
+            m, s2[f"{axis}_low"], s2[f"{axis}_negative"], s2[f"{axis}_beyond"],
+            s2[f"{axis}_last"], sampler(s2).clamp))
+        s3 = register_stage(m, 3, {"valid": s2["valid"], "sampler": s2["sampler"],
                                    "i0": i0, "i1": i1, "j0": j0, "j1": j1})
 
-        # stage 3: the rows
-        sampler2 = SamplerLayout(self.addr_bits)(s2["sampler"])
-        s3 = register_stage(m, 3, {
-            "valid": s2["valid"], "sampler": s2["sampler"], "i0": s2["i0"], "i1": s2["i1"],
-            "row0": (s2["j0"] << sampler2.log2_width)[:self.addr_bits],
-            "row1": (s2["j1"] << sampler2.log2_width)[:self.addr_bits],
+        # stage 4: the rows
+        s4 = register_stage(m, 4, {
+            "valid": s3["valid"], "sampler": s3["sampler"], "i0": s3["i0"], "i1": s3["i1"],
+            "row0": (s3["j0"] << sampler(s3).log2_width)[:self.addr_bits],
+            "row1": (s3["j1"] << sampler(s3).log2_width)[:self.addr_bits],
         })
 
-        # stage 4: the addresses, texel order (i, j), (i+1, j), (i, j+1), (i+1, j+1)
-        sampler3 = SamplerLayout(self.addr_bits)(s3["sampler"])
+        # stage 5: the addresses, texel order (i, j), (i+1, j), (i, j+1), (i+1, j+1)
         job = Signal(TexelJobLayout(self.addr_bits))
         for texel, (row, column) in enumerate([(r, c) for r in ("row0", "row1")
                                                for c in ("i0", "i1")]):
-            index = s3[column] | s3[row]
-            m.d.comb += job.addresses[texel].eq(sampler3.base + index + (index << 1))
-        m.d.comb += job.bilinear.eq(sampler3.bilinear)
-        s4 = register_stage(m, 4, {"valid": s3["valid"], "job": job.as_value()})
-        m.d.comb += [self.o_valid.eq(s4["valid"]), self.o_job.eq(s4["job"])]
+            index = s4[column] | s4[row]
+            m.d.comb += job.addresses[texel].eq(sampler(s4).base + index + (index << 1))
+        m.d.comb += job.bilinear.eq(sampler(s4).bilinear)
+        s5 = register_stage(m, 5, {"valid": s4["valid"], "job": job.as_value()})
+        m.d.comb += [self.o_valid.eq(s5["valid"]), self.o_job.eq(s5["job"])]
         return m

@@ -20,7 +20,22 @@ from amaranth.lib.wiring import In, Out
 from hdl.r500.fp_from_q17 import FpFromQ17
 from hdl.r500.texel_address import CHANNELS, TEXELS, TexelJobLayout
 
-__all__ = ["TexelFetch"]
+__all__ = ["TexelFetch", "count_words"]
+
+
+def count_words(m, advance, bilinear):
+    """(texel, channel, last) of the word at hand in a lane's word order, the counters moving on
+    with ``advance`` and back to 0 after the last word (texel 0's for NEAREST, texel 3's for
+    BILINEAR)."""
+    texel = Signal(range(TEXELS))
+    channel = Signal(range(CHANNELS))
+    last = (channel == CHANNELS - 1) & (texel == Mux(bilinear, TEXELS - 1, 0))
+    with m.If(advance):
+        with m.If(channel == CHANNELS - 1):
+            m.d.sync += [channel.eq(0), texel.eq(Mux(last, 0, texel + 1))]
+        with m.Else():
+            m.d.sync += channel.eq(channel + 1)
+    return texel, channel, last
 
 
 class TexelFetch(wiring.Component):
@@ -46,23 +61,13 @@ class TexelFetch(wiring.Component):
 
         # the requests: texel by texel, channel by channel
         job = self.job.payload
-        texel = Signal(range(TEXELS))
-        channel = Signal(range(CHANNELS))
         # words requested and not yet taken out: in the memory, the converter or the buffer
         reserved = Signal(range(self.buffer_depth + 1))
-        m.d.comb += [
-            self.mem_req.valid.eq(self.job.valid & (reserved < self.buffer_depth)),
-            self.mem_req.payload.eq(job.addresses[texel] + channel),
-        ]
+        m.d.comb += self.mem_req.valid.eq(self.job.valid & (reserved < self.buffer_depth))
         requested = self.mem_req.valid & self.mem_req.ready
-        last_texel = Mux(job.bilinear, TEXELS - 1, 0)
-        last_word = (channel == CHANNELS - 1) & (texel == last_texel)
-        m.d.comb += self.job.ready.eq(requested & last_word)
-        with m.If(requested):
-            with m.If(channel == CHANNELS - 1):
-                m.d.sync += [channel.eq(0), texel.eq(Mux(last_word, 0, texel + 1))]
-            with m.Else():
-                m.d.sync += channel.eq(channel + 1)
+        texel, channel, last_word = count_words(m, requested, job.bilinear)
+        m.d.comb += [self.mem_req.payload.eq(job.addresses[texel] + channel),
+                     self.job.ready.eq(requested & last_word)]
         taken = self.words.valid & self.words.ready
         m.d.sync += reserved.eq(reserved + requested - taken)
 

@@ -52,7 +52,7 @@ from hdl.r500.fp_mul import FpMul
 from hdl.r500.sfu import SfuOp, SpecialFunctionUnit
 from hdl.r500.texel_address import (CHANNELS, TEXELS, SamplerLayout, TexelAddresses,
                                     TexelJobLayout)
-from hdl.r500.texel_fetch import TexelFetch
+from hdl.r500.texel_fetch import TexelFetch, count_words
 
 __all__ = ["SamplerLayout", "TextureRequestLayout", "TextureResponseLayout", "TextureUnit",
            "scaled_coordinate"]
@@ -94,9 +94,9 @@ RCP_S = first_on((FRONT_MUL_PHASE - RCP) % 2, 1)
 RCP_T = RCP_S + 2
 PROJ_S, PROJ_T = RCP_S + RCP, RCP_T + RCP
 COORDS_READY = PROJ_T + MUL + 1
-#: BILINEAR: x' = x - 0.5 and y' (each then registered); a = x' - floor(x'), b likewise (each
-#: registered); 1 - a, 1 - b; the weights as soon as their factors are out, those whose factor
-#: comes out of the adder on a product step reading it there: w11 = a b, w01 = (1-a) b,
+#: BILINEAR: x' = x - 0.5 and y' (each then registered, with its floor); a = x' - floor(x'), b
+#: likewise (each registered); 1 - a, 1 - b; the weights as soon as their factors are out (a
+#: factor that leaves the adder on a product step is read there): w11 = a b, w01 = (1-a) b,
 #: w00 = (1-a)(1-b), w10 = a (1-b)
 HALF_X = first_on(FRONT_ADD_PHASE, COORDS_READY)
 HALF_Y = HALF_X + 2
@@ -116,7 +116,9 @@ BILINEAR_ADDRESS = HALF_Y + ADD + 1
 
 #: the weights' steps in texel order (i,j) w00, (i+1,j) w10, (i,j+1) w01, (i+1,j+1) w11
 WEIGHT_STEPS = (W00, W10, W01, W11)
-#: texel jobs started and not yet taken by the fetch; lanes handed to the back and not done
+#: texel jobs started and not yet taken by the fetch; lanes handed to the back and not done:
+#: room for NEAREST lanes to follow each other at the memory's pace (three words a lane) while
+#: others are in the address pipeline, the memory and the buffer (about 10 cycles of latency)
 JOB_QUEUE = 4
 LANE_QUEUE = 8
 
@@ -197,21 +199,6 @@ def write(m, index, registers, value):
                 m.d.sync += register.eq(value)
 
 
-def count_words(m, advance, bilinear):
-    """(texel, channel, last) of the word at hand in a lane's word order, the counters moving on
-    with ``advance`` and back to 0 after the last word (texel 0's for NEAREST, texel 3's for
-    BILINEAR)."""
-    texel = Signal(range(TEXELS))
-    channel = Signal(range(CHANNELS))
-    last = (channel == CHANNELS - 1) & (texel == Mux(bilinear, TEXELS - 1, 0))
-    with m.If(advance):
-        with m.If(channel == CHANNELS - 1):
-            m.d.sync += [channel.eq(0), texel.eq(Mux(last, 0, texel + 1))]
-        with m.Else():
-            m.d.sync += channel.eq(channel + 1)
-    return texel, channel, last
-
-
 class TextureUnit(wiring.Component):
     """Parameters: ``addr_bits`` (the texture memory's word address), ``tag_bits``,
     ``buffer_depth`` (texel words the fetch can hold; BILINEAR reads 12). Ports: ``i`` (In
@@ -280,9 +267,10 @@ class TextureUnit(wiring.Component):
         def at(k, mode=1):
             return busy & (step == k) & mode
 
-        x, y, x_half, y_half, a, b, one_a, one_b = (
+        x, y, x_half, y_half, x_floor, y_floor, a, b, one_a, one_b = (
             Signal(32, name=name, reset_less=True)
-            for name in ("x", "y", "x_half", "y_half", "a", "b", "one_a", "one_b"))
+            for name in ("x", "y", "x_half", "y_half", "x_floor", "y_floor", "a", "b", "one_a",
+                         "one_b"))
         weights = [Signal(32, name=f"w{k}", reset_less=True) for k in range(TEXELS)]
 
         accept = self.i.valid & self.i.ready
@@ -313,11 +301,11 @@ class TextureUnit(wiring.Component):
 
         # BILINEAR: the fractions and the weights
         added = add.o_result
-        half = Mux(step == FRAC_X, x_half, y_half)
         add_ops = [
             (at(HALF_X, bilinear), x, NEG_HALF),
             (at(HALF_Y, bilinear), y, NEG_HALF),
-            (at(FRAC_X, bilinear) | at(FRAC_Y, bilinear), half, fp_floor(m, half) ^ SIGN),
+            (at(FRAC_X, bilinear), x_half, x_floor),
+            (at(FRAC_Y, bilinear), y_half, y_floor),
             (at(ONE_MINUS_A, bilinear), ONE, a ^ SIGN),
             (at(ONE_MINUS_B, bilinear), ONE, b ^ SIGN),
         ]
@@ -331,6 +319,11 @@ class TextureUnit(wiring.Component):
                                  (one_a, ONE_MINUS_A), (one_b, ONE_MINUS_B)]:
             with m.If(at(issued + ADD)):
                 m.d.sync += register.eq(added)
+        # -floor(x') and -floor(y'), taken as x' and y' come out of the adder
+        negated_floor = fp_floor(m, added) ^ SIGN
+        for register, issued in [(x_floor, HALF_X), (y_floor, HALF_Y)]:
+            with m.If(at(issued + ADD)):
+                m.d.sync += register.eq(negated_floor)
         for weight, issued in zip(weights, WEIGHT_STEPS):
             with m.If(at(issued + MUL)):
                 m.d.sync += weight.eq(mul.o_result)

@@ -58,14 +58,15 @@ def colour_word(rng):
 
 
 class Texture:
-    """The texture memory: 2^ADDR_BITS words, each drawn on its first read and kept."""
+    """The texture memory: 2^addr_bits words, each drawn on its first read and kept."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, addr_bits=ADDR_BITS):
         self.rng = random.Random(seed)
+        self.addr_bits = addr_bits
         self.words = {}
 
     def __getitem__(self, address):
-        assert 0 <= address < 1 << ADDR_BITS
+        assert 0 <= address < 1 << self.addr_bits
         if address not in self.words:
             self.words[address] = colour_word(self.rng)
         return self.words[address]
@@ -99,21 +100,21 @@ def expected(req, texture):
                       height=1 << fields["log2_height"],
                       filter="bilinear" if fields["bilinear"] else "nearest",
                       wrap="clamp" if fields["clamp"] else "repeat")
-    assert sampler.is_set_up(1 << ADDR_BITS)
+    assert sampler.is_set_up(1 << texture.addr_bits)
     return sample(sampler, texture, s, t, req["unscaled"]), 0
 
 
-def random_sampler(rng, bilinear=None, clamp=None, log2_size=None):
+def random_sampler(rng, bilinear=None, clamp=None, log2_size=None, addr_bits=ADDR_BITS):
     log2_width, log2_height = log2_size or (rng.randrange(6), rng.randrange(5))
     size = 3 << (log2_width + log2_height)
-    return {"base": rng.choice((0, rng.randrange((1 << ADDR_BITS) - size + 1),
-                                (1 << ADDR_BITS) - size)),
+    return {"base": rng.choice((0, rng.randrange((1 << addr_bits) - size + 1),
+                                (1 << addr_bits) - size)),
             "log2_width": log2_width, "log2_height": log2_height,
             "bilinear": rng.getrandbits(1) if bilinear is None else bilinear,
             "clamp": rng.getrandbits(1) if clamp is None else clamp}
 
 
-def edge_coordinate(rng, size, unscaled):
+def edge_coordinate(rng, size, unscaled, addr_bits=ADDR_BITS):
     """A coordinate on or next to a texel edge or half, inside or outside 0 … 1 (0 … size when
     unscaled), or a special or huge one."""
     kind = rng.random()
@@ -122,7 +123,7 @@ def edge_coordinate(rng, size, unscaled):
         position = rng.randrange(-3 * size, 3 * size) + rng.choice((0, 0.5))
         return rng.choice(neighbours(f32(position / scale)))
     if kind < 0.52:           # integers near the index arithmetic's 2^(addr_bits-2), and 2^31
-        whole = 2 ** rng.choice((ADDR_BITS - 3, ADDR_BITS - 2, ADDR_BITS - 1, 31, 32))
+        whole = 2 ** rng.choice((addr_bits - 3, addr_bits - 2, addr_bits - 1, 31, 32))
         return f32(rng.choice((1, -1)) * (whole + rng.randrange(-2 * size, 2 * size)) / scale)
     if kind < 0.6:
         return rng.choice(SPECIAL_COORDS)
@@ -135,12 +136,12 @@ def edge_coordinate(rng, size, unscaled):
     return f32(rng.uniform(-2.5, 2.5) * (size if unscaled else 1))
 
 
-def random_request(rng, tag, op=None, sampler=None, unscaled=None):
-    sampler = sampler or random_sampler(rng)
+def random_request(rng, tag, op=None, sampler=None, unscaled=None, addr_bits=ADDR_BITS):
+    sampler = sampler or random_sampler(rng, addr_bits=addr_bits)
     op = op if op is not None else rng.choice(SAMPLING_OPS + (TexOp.PROJ, TexOp.TEXKILL))
     unscaled = rng.random() < 0.25 if unscaled is None else unscaled
-    coords = [edge_coordinate(rng, 1 << sampler["log2_width"], unscaled),
-              edge_coordinate(rng, 1 << sampler["log2_height"], unscaled),
+    coords = [edge_coordinate(rng, 1 << sampler["log2_width"], unscaled, addr_bits),
+              edge_coordinate(rng, 1 << sampler["log2_height"], unscaled, addr_bits),
               rng.getrandbits(32), projector(rng)]
     return request(coords, op, int(unscaled), tag=tag, **sampler)
 
@@ -187,7 +188,7 @@ def run(requests, texture, seed, buffer_depth=16, offer=0.9, mem_ready=0.85, out
     rng = random.Random(seed)
     mem_ready = Readiness(rng, mem_ready, bursts)
     out_ready = Readiness(rng, out_ready, bursts)
-    dut = TextureUnit(addr_bits=ADDR_BITS, tag_bits=TAG_BITS, buffer_depth=buffer_depth)
+    dut = TextureUnit(addr_bits=texture.addr_bits, tag_bits=TAG_BITS, buffer_depth=buffer_depth)
     answers = []
     reads = []
 
@@ -280,7 +281,7 @@ def test_filter_and_wrap(bilinear, clamp):
     texture = Texture(rng.getrandbits(32))
     sizes = [(0, 0), (5, 4), (0, 4), (5, 0), (1, 3), (3, 1), (2, 2)]
     requests = []
-    for n in range(90 if bilinear else 200):
+    for n in range(150 if bilinear else 300):
         sampler = random_sampler(rng, bilinear, clamp, sizes[n] if n < len(sizes) else None)
         requests.append(random_request(rng, rng.getrandbits(TAG_BITS), rng.choice(SAMPLING_OPS),
                                        sampler))
@@ -294,7 +295,7 @@ def test_proj():
     qs = SPECIAL_COORDS + [f32(v) for v in (1.0, -1.0, 0.5, -2.0, 3.0, 1e-30, -1e-30, 1e30,
                                             -1e30, 2.0 ** -126, 2.0 ** 126, 2.0 ** 127)]
     requests = []
-    for n, q in enumerate(qs + [projector(rng) for _ in range(70)]):
+    for n, q in enumerate(qs + [projector(rng) for _ in range(120)]):
         req = random_request(rng, n % 256, TexOp.PROJ)
         # s, t ordinary (the projection then decides), or special themselves
         if rng.random() < 0.7:
@@ -312,14 +313,14 @@ def test_texkill_among_lookups():
     killing = [0x8000_0000, 0xFFC0_0000, 0xFF80_0000, 0x8000_0001, 0xBF80_0000, 0xFFFF_FFFF]
     passing = [0x0000_0000, 0x7FC0_0000, 0x7F80_0000, 0x0000_0001, 0x3F80_0000, 0x7FFF_FFFF]
     requests = []
-    for n in range(60):
+    for n in range(80):
         coords = [rng.choice(passing) for _ in range(4)]
         if n % 2:
             coords[rng.randrange(4)] = rng.choice(killing)
         requests.append(request(coords, TexOp.TEXKILL, tag=rng.getrandbits(TAG_BITS)))
         requests.append(random_request(rng, rng.getrandbits(TAG_BITS), rng.choice(SAMPLING_OPS)))
     check(requests, texture, seed=2)
-    assert sum(expected(req, texture)[1] for req in requests) == 30
+    assert sum(expected(req, texture)[1] for req in requests) == 40
 
 
 def test_random_requests_and_timing():
@@ -327,9 +328,23 @@ def test_random_requests_and_timing():
     from 1 to 40 cycles; requests, memory requests and answers held off often."""
     rng = random.Random(0xA11)
     texture = Texture(7)
-    requests = [random_request(rng, rng.getrandbits(TAG_BITS)) for _ in range(160)]
+    requests = [random_request(rng, rng.getrandbits(TAG_BITS)) for _ in range(300)]
     check(requests, texture, seed=3, offer=0.5, mem_ready=0.6, out_ready=0.5, bursts=0.03,
           delays=(1, 40))
+
+
+def test_narrow_texture_memory():
+    """A 2^16-word texture memory (the default build holds 3 x 128 x 128 words): 14-bit
+    indices, whose bounds coordinates near 2^14 meet, and the widest and tallest textures it
+    holds (16384 x 1, 1 x 16384, 128 x 128)."""
+    rng = random.Random(0x16)
+    texture = Texture(10, addr_bits=16)
+    requests = []
+    for n in range(160):
+        log2_size = [(14, 0), (0, 14), (7, 7), None][n % 4]
+        sampler = random_sampler(rng, log2_size=log2_size, addr_bits=16)
+        requests.append(random_request(rng, n, sampler=sampler, addr_bits=16))
+    check(requests, texture, seed=5)
 
 
 def test_small_buffer():
