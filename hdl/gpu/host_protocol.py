@@ -155,7 +155,7 @@ class R5Reg(IntEnum):
     FAULT = 9               # R: why the quad stopped (QuadFault) | its PC << 16
     FAULT_PIXEL = 10        # GPU, R: the stopped quad's first covered pixel, x | y << 16
     INSTRUCTIONS = 11       # R: instructions the quad (job top) / the frame's quads executed
-    CYCLES = 12             # R: job top: cycles from RUN to the end of the last quad
+    CYCLES = 12             # R: job top: cycles while a context ran, from a RUN while none did
     QUADS = 13              # GPU, R: quads shaded in the frame
     LANE_OPS = 14           # R: ALU lane-ops issued (since reset)
     CONTEXTS = 15           # R: the build's contexts
@@ -443,11 +443,11 @@ async def _r500_check(port, scene):
     """A scene with an R500 program needs a GPU with an R500 stage and bands it can shade."""
     contexts, = await port.read(r500_address(R5Area.REGS, R5Reg.CONTEXTS), 1)
     if contexts == 0:
-        raise FrameError(f"{scene.name}: this GPU has no R500 stage to run the scene's R500 "
+        raise FrameError(f"this GPU has no R500 stage to run the scene's R500 "
                          f"program (build it with one, or render on the model)")
     problem = r500_band_problem(scene)
     if problem:
-        raise FrameError(f"{scene.name}: {problem}")
+        raise FrameError(problem)
 
 
 async def render_frame(port, scene, *, output="words", cores=None, log=None,

@@ -226,6 +226,7 @@ class QuadFormer(wiring.Component):
                         with m.If(k == 1):
                             m.d.sync += y.eq(export.payload.data[SCALE:])
                         with m.If(k == 2):
+                            m.d.sync += pop_word.eq(0)
                             m.next = "HEADER"
                         m.d.sync += k.eq(k + 1)
                     with m.Elif(~kept):
@@ -380,4 +381,6 @@ class QuadFormer(wiring.Component):
 
         m.d.comb += self.idle.eq(fsm.ongoing("STREAM") & (k == 0) & (level == 0)
                                  & ~band_ended)
+        self.probe = {"state": fsm.state, "k": k, "level": level, "x": x, "y": y,
+                      "band_ended": band_ended}
         return m

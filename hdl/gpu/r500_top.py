@@ -70,14 +70,16 @@ class R500Top(wiring.Component):
                      core.launch.en.eq(port.run), core.launch.context.eq(context),
                      core.launch.covered.eq(port.covered)]
 
-        # the selected context's state, and the cycles since its launch
+        # the selected context's state; the cycles while any context runs, from a RUN while
+        # none did (one quad: its cycles; several launched together: all of theirs)
         state = core.state[context]
         fault = core.fault[context]
         running = state == ContextState.RUNNING
+        any_running = ~core.idle
         cycles = Signal(32)
-        with m.If(port.run):
+        with m.If(port.run & ~any_running):
             m.d.sync += cycles.eq(0)
-        with m.Elif(running):
+        with m.Elif(any_running):
             m.d.sync += cycles.eq(cycles + 1)
         ended = state == ContextState.DONE
         status = Signal(3)
