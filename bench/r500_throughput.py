@@ -91,8 +91,9 @@ def measure(runner, j, quads):
             await load_quad(port, lanes, context)
         for context in range(quads):
             await launch_quad(port, lanes, context)
-        while (await port.read(r500_address(R5Area.REGS, R5Reg.RUNNING), 1))[0]:
-            pass
+        for context in range(quads):          # (CONTEXT picks whose end STATUS shows)
+            await port.write(r500_address(R5Area.REGS, R5Reg.CONTEXT), [context])
+            await port.wait_frame()
         return (await port.read(r500_address(R5Area.REGS, R5Reg.CYCLES), 1))[0]
 
     return run_blocking(sequence())

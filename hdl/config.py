@@ -93,8 +93,9 @@ class R500Config:
     """How the R500 shader core is built (hdl/r500/, docs/r500-core.md)."""
     #: temporaries per pixel (the R500 has 128; a program's inputs are temporaries 0-9)
     temporaries: int = R500_TEMPS
-    #: quads in flight, taking turns: enough of them hide the datapath's latency
-    contexts: int = 8
+    #: quads in flight, taking turns: 10 hide the datapath's latency (a context issues an
+    #: instruction every 4 cycles of the others' 36 while its own runs through)
+    contexts: int = 10
     #: the instruction memory, in R500 instructions
     instructions: int = R500_MAX_INSTRUCTIONS
 

@@ -12,6 +12,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
 
 from hdl.isa import R500_RENDER_TARGETS
 
@@ -51,7 +52,8 @@ class RenderTargets(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        lanes = self.contexts * LANES
+        lanes = 1 << (ceil_log2(max(self.contexts, 2)) + 2)     # (contexts padded: as
+                                                                # Temporaries' rows)
         cells = lanes * R500_RENDER_TARGETS            # (context, lane, target)
         write, read = self.write, self.read
         lane_row = Cat(write.lane, write.context)

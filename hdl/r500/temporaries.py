@@ -70,7 +70,9 @@ class Temporaries(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        rows = self.contexts * LANES << self.temp_bits
+        # (a power of two: contexts padded, so that every address is a row; the simulators,
+        # Verilator above all, handle such a vector's bit selects far better)
+        rows = 1 << (ceil_log2(max(self.contexts, 2)) + 2 + self.temp_bits)
         context_rows = LANES << self.temp_bits
         write = self.write
         for part, channels, enables, read_addrs, outputs in (

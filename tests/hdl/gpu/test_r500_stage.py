@@ -54,7 +54,7 @@ ILLEGAL = [0x0000_0000, 0x0802_0080, 0x0802_0080, 0, 0, 6]
 
 
 def test_fault_names_pixel_and_pc_and_the_next_frame_is_clean():
-    scene = scene_with("passthrough", 6, triangles=2)
+    scene = scene_with("passthrough", 6, bands=3, triangles=2)
     bad = dataclasses.replace(scene)
     bad.shader = dataclasses.replace(scene.shader, program=list(scene.shader.program) + ILLEGAL,
                                      end=1)
@@ -66,6 +66,9 @@ def test_fault_names_pixel_and_pc_and_the_next_frame_is_clean():
     assert "stopped: illegal instruction at PC 1" in str(error.value)
     assert str(error.value).split("stopped: ")[1] in str(model_error.value)
     assert "the quad of pixel (0, 0)" in str(error.value)
+    # (STATUS says error at once; the cores finish their bands, the stage drains, then the GPU
+    # is idle)
+    sim.step(100_000)
     got, _ = render_gpu_fast(scene, default_rom(), preset("default"), sim=sim)
     want, _, _ = render_model(scene, default_rom(), cores=1, jobs=1)
     assert got == want
