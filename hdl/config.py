@@ -226,7 +226,9 @@ PRESETS = {
     # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
     "ulx3s": GpuConfig(core=_BOARD_CORE, cores=4, max_triangles=128, tmem_words=3 * 256 * 256,
                        omem_words=3 * 200 * 200, max_bands=32, narrow_stores=True,
-                       slotted_ports=True, fixed_memories=True),
+                       slotted_ports=True, fixed_memories=True,
+                       r500=R500Config(temporaries=16, contexts=2, instructions=64),
+                       r500_row_words=1024),
 }
 PRESET_NAMES = tuple(PRESETS)
 
