@@ -1,9 +1,11 @@
 """Host tool: render a scene on a board over the UART host link (docs/host-link.md).
 
     python -m boards.host SCENE --port /dev/ttyUSB0 --out frame.png [--baud 3000000]
+        [--shader PROG.asm [--constants FILE]]
 
 SCENE is anything ``python -m sim.render`` takes: a theia-2010 scene directory, a .toml/.json
-scene description (docs/scene-import.md) or ``demo``. Loads the scene (refusing one the board
+scene description (docs/scene-import.md) or ``demo``; ``--shader``/``--constants`` shade its
+hits with an R500 program on the board's R500 stage, as for ``sim.render``. Loads the scene (refusing one the board
 cannot hold exactly: ``GpuConfig.check_fits`` of the board's preset), starts the frame, polls STATUS, reads the converted
 8-bit pixels back and writes a PNG (sim.image): the frame sequence every host uses
 (hdl/gpu/host_protocol.py).
@@ -20,7 +22,7 @@ import numpy as np
 from boards.host_link import ACK, NAK, CMD_SYNC, CMD_WRITE, CMD_READ, CMD_READ_BYTES, MAX_COUNT
 from hdl.config import PRESET_NAMES, SceneDoesNotFit, preset
 from sim.image import words_to_rgb
-from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, CoreStopped,
+from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
                                    render_frame_blocking)
 from sim.scene import SCENE_ARGUMENT_HELP, SceneError, load_any_scene
 
@@ -165,9 +167,10 @@ def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.
     # (an 8-bit output store holds the pixels: a byte per word is all there is to read)
     narrow = config.narrow_stores
     try:
-        frame = render_frame_blocking(host, scene, output="bytes" if narrow else "words", log=log)
-    except CoreStopped as e:
-        raise RuntimeError(f"the GPU stopped with an error: {e}") from None
+        frame = render_frame_blocking(host, scene, output="bytes" if narrow else "words", log=log,
+                                      texture_words=config.tmem_words)
+    except FrameError as e:
+        raise RuntimeError(f"the GPU did not render the frame: {e}") from None
     if narrow:
         rgb = np.frombuffer(frame.output, dtype=np.uint8).reshape(scene.height, scene.width, 3)
     else:
@@ -185,21 +188,24 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the frame")
     parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
                         help="the preset the board's bitstream was built with (default 'ulx3s')")
+    parser.add_argument("--shader", help="shade the hits with this R500 program, as for "
+                                         "python -m sim.render")
+    parser.add_argument("--constants", help="the R500 program's constants, as for sim.render")
     args = parser.parse_args(argv)
 
     from sim.image import write_png
     try:
         scene = load_any_scene(args.scene)
-        if scene.shader is not None:
-            from sim.r500.shading import no_r500_stage
-            raise SceneError(args.scene, no_r500_stage("board"))
+        if args.shader or args.constants:
+            from sim.render import shading_for
+            scene.shader = shading_for(scene, args.shader, args.constants)
         config = preset(args.config)
         config.check_fits(scene)
         client = HostLinkClient(SerialTransport(args.port, args.baud))
         rgb, info = render_on_board(client, scene, config, timeout=args.timeout,
                                     log=lambda text: print(text, file=sys.stderr))
         write_png(args.out, rgb)
-    except (SceneError, SceneDoesNotFit) as e:
+    except (SceneError, SceneDoesNotFit, ValueError) as e:
         sys.exit(f"error: {e}")
     except LinkError as e:
         sys.exit(f"error: host link: {e}")

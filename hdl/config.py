@@ -192,11 +192,18 @@ class GpuConfig:
             fail(f"{len(scene.user_code)} instruction words (the entry table and code), the "
                  f"GPU holds {self.core.user_words}")
         shading = getattr(scene, "shader", None)
+        if shading is not None and self.r500 is None:
+            fail("an R500 program, and the GPU has no R500 stage to run it")
         if shading is not None and self.r500 is not None:
             instructions = len(shading.program) // 6
             if instructions > self.r500.instructions:
                 fail(f"an R500 program of {instructions} instructions, the GPU holds "
                      f"{self.r500.instructions}")
+            from hdl.r500.program import highest_temporary
+            highest = highest_temporary(shading.program)
+            if highest is not None and highest >= self.r500.temporaries:
+                fail(f"the R500 program names temporary {highest}, the GPU's R500 stage holds "
+                     f"{self.r500.temporaries}")
             if r500_row_words(scene) > self.r500_row_words:
                 fail(f"the R500 stage keeps a row of {scene.width} pixels in "
                      f"{r500_row_words(scene)} words for this program, the GPU holds "

@@ -192,8 +192,8 @@ class R500State:
     """What the host loads into the R500 stage: ``program`` (words, six per instruction),
     ``start``/``end`` (instruction numbers), ``max_instructions``, ``constants`` {index:
     [r, g, b, a] words}, ``bools``, ``int_consts`` {index: word}, ``samplers`` {index: (base,
-    ``sampler_fields`` word)}. Constants, integer constants and samplers not given are loaded
-    as zeros (not set up): what a previous program left is gone."""
+    ``sampler_fields`` word)}. Constants the program can read, integer constants and samplers
+    not given are loaded as zeros (not set up): what a previous program left is gone."""
     program: list
     start: int
     end: int
@@ -230,20 +230,35 @@ def shading_state(shading, texture_words):
                      dict(shading.constants), shading.bools, int_consts, encoded)
 
 
+def _merged(runs):
+    """Consecutive (address, words) runs joined into one."""
+    merged = []
+    for address, words in runs:
+        if merged and merged[-1][0] + len(merged[-1][1]) == address:
+            merged[-1] = (merged[-1][0], merged[-1][1] + words)
+        else:
+            merged.append((address, list(words)))
+    return merged
+
+
 def r500_load_runs(state):
-    """(address, words) runs that load an R500State: one per area."""
+    """(address, words) runs that load an R500State: the program, then what it can read (the
+    constants, integer constants and samplers it names: nothing else can matter), each one not
+    given as zeros (a sampler not set up), and the registers."""
+    from hdl.r500.program import constants_read, int_consts_read, samplers_read
     words = list(state.program)
     padding = [0] * (R5_PROGRAM_STRIDE - 6)
     program = [w for i in range(0, len(words), 6) for w in words[i:i + 6] + padding]
-    constants = [w for index in range(256) for w in state.constants.get(index, (0, 0, 0, 0))]
-    int_consts = [state.int_consts.get(index, 0) for index in range(32)]
-    samplers = [w for index in range(16) for w in state.samplers.get(index, (0, 0))]
-    return [(r500_address(R5Area.PROGRAM), program),
-            (r500_address(R5Area.CONSTANTS), constants),
-            (r500_address(R5Area.INT_CONSTS), int_consts),
-            (r500_address(R5Area.SAMPLERS), samplers),
-            (r500_address(R5Area.REGS, R5Reg.START_PC),
-             [state.start, state.end, state.max_instructions, state.bools])]
+    runs = [(r500_address(R5Area.PROGRAM), program)]
+    runs += [(r500_address(R5Area.CONSTANTS, 4 * index),
+              list(state.constants.get(index, (0, 0, 0, 0)))) for index in constants_read(words)]
+    runs += [(r500_address(R5Area.INT_CONSTS, index), [state.int_consts.get(index, 0)])
+             for index in int_consts_read(words)]
+    runs += [(r500_address(R5Area.SAMPLERS, 2 * index), list(state.samplers.get(index, (0, 0))))
+             for index in samplers_read(words)]
+    runs.append((r500_address(R5Area.REGS, R5Reg.START_PC),
+                 [state.start, state.end, state.max_instructions, state.bools]))
+    return _merged(runs)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from sim.r500.quad import LaneInput, Quad
 from sim.r500.theia_inputs import lane_temps, uncovered_temps
 
 __all__ = ["DEFAULT_MAX_INSTRUCTIONS", "R500Shading", "ShadingError", "ShadingStats",
-           "quad_pixels", "shade", "no_r500_stage"]
+           "quad_pixels", "shade"]
 
 DEFAULT_MAX_INSTRUCTIONS = 100_000
 #: lane n of the quad (i, j) is pixel (2i + dx, 2j + dy) (§4.1)
@@ -23,12 +23,6 @@ LANE_OFFSETS = ((0, 0), (1, 0), (0, 1), (1, 1))
 COLOUR_TARGET = 0
 #: where a byte sits in an output word, so THEIA's conversion (w >> 9) reads it back
 BYTE_SHIFT = 9
-
-
-def no_r500_stage(hardware):
-    """Why ``hardware`` (the RTL engine, a board) refuses a scene with an R500 program."""
-    return (f"the {hardware} has no R500 shader stage yet: render a scene with an R500 program "
-            f"on the model (python -m sim.render --engine model)")
 
 
 class ShadingError(Exception):

@@ -2,6 +2,7 @@
 (boards.host.HostLinkClient) over a simulated UART (boards.sim_uart) into the board logic
 (boards.ulx3s.BoardLogic: UART rx/tx + HostLink bridge) and a HostBus target."""
 
+import dataclasses
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ from hdl.config import SceneDoesNotFit, preset
 from boards.sim_uart import SimulatedSerial
 from boards.ulx3s import BoardLogic
 from hdl.gpu.host_bus import HostBus, Region, host_address
-from hdl.gpu.host_protocol import scene_load_runs
+from hdl.gpu.host_protocol import R5Area, R5Reg, r500_address, scene_load_runs
 from tests.helpers import REPO, SCENES_DIR
 
 DIVISOR = 4          # clock cycles per UART bit: keeps the simulation short
@@ -166,6 +167,8 @@ def _documented_writes(scene):
         writes.append((host_address(Region.BANDS, band * 8 + 3), scene.band_output_base(band)))
     writes += [(host_address(Region.CONTROL, 2), len(scene.triangles)),
                (host_address(Region.CONTROL, 3), len(scene.bands))]
+    # no R500 program: the R500 stage's SHADE register off
+    writes.append((r500_address(R5Area.REGS, R5Reg.SHADE), 0))
     return writes
 
 
@@ -273,3 +276,38 @@ def test_host_tool_renders_a_tiny_scene_on_the_gpu_like_the_model():
     expected = words_to_rgb(omem, scene.width, scene.height)
     assert info["cores"] == 1 and info["cycles"] > 0
     assert (rgb == expected).all()
+
+
+#: an R500 program that computes: colour = TEXTURE_COLOR * 0.5 + 0.25
+HALF_AND_QUARTER = """
+OUT src0.rgb = temp[0], src1.rgb = float(48), src2.rgb = float(40) :
+  out[0].rgb = MAD src0.rgb src1.rgb src2.rgb ;
+"""
+
+
+@pytest.mark.slow
+def test_host_tool_renders_a_tiny_scene_with_an_r500_program_like_the_model():
+    """``python -m boards.host SCENE --shader PROG`` end to end: the program and its state
+    over the simulated UART into the board top's GPU, whose R500 stage shades the frame."""
+    from firmware.r500asm import assemble
+    from firmware.rom import default_rom
+    from sim.image import words_to_rgb
+    from sim.r500.shading import R500Shading
+    from sim.sequencer import render_model
+    from hdl.gpu.gpu import Gpu
+
+    scene = _tiny_scene()
+    scene.shader = R500Shading(list(assemble(HALF_AND_QUARTER).words), source="half.asm")
+    config = preset("ulx3s", cores=1, max_triangles=max(1, len(scene.triangles)),
+                    tmem_words=len(scene.texture), omem_words=3 * scene.pixel_count,
+                    max_bands=len(scene.bands), user_words=16)
+    gpu = Gpu(default_rom(), config)
+    rgb, info = _run(gpu, lambda serial: render_on_board(
+        HostLinkClient(serial), scene, config, poll_interval=0.2, timeout=1800),
+        timeout_cycles=1 << 16)
+    omem, _, _ = render_model(scene, default_rom(), cores=1, jobs=1)
+    expected = words_to_rgb(omem, scene.width, scene.height)
+    assert (rgb == expected).all()
+    plain = words_to_rgb(render_model(dataclasses.replace(scene, shader=None), default_rom(),
+                                      cores=1, jobs=1)[0], scene.width, scene.height)
+    assert not (rgb == plain).all()               # the program did something
