@@ -92,6 +92,19 @@ class QuadFormer(wiring.Component):
             "idle": Out(1), "error": Out(1),
         })
 
+    def _export_word(self, m, k):
+        """(kept, temporary, channel) of export word ``k``: whether the program reads the
+        temporary it becomes, and which channel of which one it is."""
+        kept, temp, channel = Signal(), Signal(4), Signal(2)
+        with m.Switch(k):
+            for word in range(3, EXPORT_WORDS):
+                target = _export_temp(word)
+                if target is not None:
+                    with m.Case(word):
+                        m.d.comb += [kept.eq(self.inputs[target[0]]), temp.eq(target[0]),
+                                     channel.eq(target[1])]
+        return kept, temp, channel
+
     def elaborate(self, platform):
         m = Module()
         export, load, launch = self.export, self.load, self.launch
@@ -117,16 +130,7 @@ class QuadFormer(wiring.Component):
 
         # --- the export word: which pixel word, kept for which temporary --------------------
         k = Signal(range(EXPORT_WORDS))               # the export word expected next
-        kept = Signal()
-        k_temp = Signal(4)
-        k_channel = Signal(2)
-        with m.Switch(k):
-            for word in range(3, EXPORT_WORDS):
-                target = _export_temp(word)
-                if target is not None:
-                    with m.Case(word):
-                        m.d.comb += [kept.eq(inputs[target[0]]), k_temp.eq(target[0]),
-                                     k_channel.eq(target[1])]
+        kept, k_temp, k_channel = self._export_word(m, k)
 
         # --- the pixel being exported --------------------------------------------------------
         x = Signal(16)
@@ -195,16 +199,7 @@ class QuadFormer(wiring.Component):
         pop_x = Signal(16)
         pop_y = Signal(16)
         pop_hit = Signal()
-        p_kept = Signal()
-        p_temp = Signal(4)
-        p_channel = Signal(2)
-        with m.Switch(pop_k):
-            for word in range(3, EXPORT_WORDS):
-                target = _export_temp(word)
-                if target is not None:
-                    with m.Case(word):
-                        m.d.comb += [p_kept.eq(inputs[target[0]]), p_temp.eq(target[0]),
-                                     p_channel.eq(target[1])]
+        p_kept, p_temp, p_channel = self._export_word(m, pop_k)
 
         flushing = Signal()
 

@@ -99,22 +99,19 @@ class InstructionDecoder(wiring.Component):
                 with m.Else():
                     m.d.comb += [source.kind.eq(SourceKind.TEMP), source.index.eq(index)]
                 bad_temps.append(is_alu & ~is_const & ~addr[INLINE_BIT] & out_of_range)
+        # the destinations of ALU/OUT, the source and destination of TEX
         alpha = US_ALU_ALPHA_INST.layout(words[4])
         rgba = US_ALU_RGBA_INST.layout(words[5])
-        for name, addr, rel in (("rgb_dest", rgba.RGB_ADDRD, rgba.RGB_ADDRD_REL),
-                                ("alpha_dest", alpha.ALPHA_ADDRD, alpha.ALPHA_ADDRD_REL)):
-            index, out_of_range = temp(addr, rel)
-            m.d.comb += self.decoded[name].eq(index)
-            bad_temps.append(is_alu & out_of_range)
-
-        # TEX
         tex = US_TEX_INST.layout(words[1])
         tex_addr = US_TEX_ADDR.layout(words[2])
-        for name, addr, rel in (("tex_src", tex_addr.SRC_ADDR, tex_addr.SRC_ADDR_REL),
-                                ("tex_dst", tex_addr.DST_ADDR, tex_addr.DST_ADDR_REL)):
+        for name, addr, rel, kind_named in (
+                ("rgb_dest", rgba.RGB_ADDRD, rgba.RGB_ADDRD_REL, is_alu),
+                ("alpha_dest", alpha.ALPHA_ADDRD, alpha.ALPHA_ADDRD_REL, is_alu),
+                ("tex_src", tex_addr.SRC_ADDR, tex_addr.SRC_ADDR_REL, is_tex),
+                ("tex_dst", tex_addr.DST_ADDR, tex_addr.DST_ADDR_REL, is_tex)):
             index, out_of_range = temp(addr, rel)
             m.d.comb += self.decoded[name].eq(index)
-            bad_temps.append(is_tex & out_of_range)
+            bad_temps.append(kind_named & out_of_range)
         m.d.comb += self.decoded.words.eq(words)
 
         # illegal encodings (§3.6)

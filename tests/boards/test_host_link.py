@@ -2,7 +2,6 @@
 (boards.host.HostLinkClient) over a simulated UART (boards.sim_uart) into the board logic
 (boards.ulx3s.BoardLogic: UART rx/tx + HostLink bridge) and a HostBus target."""
 
-import dataclasses
 import subprocess
 import sys
 import time
@@ -256,24 +255,28 @@ def test_host_tool_takes_scene_descriptions_like_sim_render(tmp_path):
 
 # --- the real GPU behind the link ----------------------------------------------------------
 
-@pytest.mark.slow
-def test_host_tool_renders_a_tiny_scene_on_the_gpu_like_the_model():
+def _on_board_and_model(scene):
+    """``scene`` rendered by the host tool over the simulated UART into the board top's GPU
+    (the ulx3s preset, memories of the scene's size, one core): (its RGB, its info, the
+    model's RGB)."""
     from firmware.rom import default_rom
     from sim.image import words_to_rgb
     from sim.sequencer import render_model
     from hdl.gpu.gpu import Gpu
 
-    scene = _tiny_scene()
     config = preset("ulx3s", cores=1, max_triangles=max(1, len(scene.triangles)),
                     tmem_words=len(scene.texture), omem_words=3 * scene.pixel_count,
                     max_bands=len(scene.bands), user_words=max(16, len(scene.user_code or [])))
-    gpu = Gpu(default_rom(), config)
-
-    rgb, info = _run(gpu, lambda serial: render_on_board(
+    rgb, info = _run(Gpu(default_rom(), config), lambda serial: render_on_board(
         HostLinkClient(serial), scene, config, poll_interval=0.2, timeout=1800),
         timeout_cycles=1 << 16)
     omem, _, _ = render_model(scene, default_rom(), cores=1, jobs=1)
-    expected = words_to_rgb(omem, scene.width, scene.height)
+    return rgb, info, words_to_rgb(omem, scene.width, scene.height)
+
+
+@pytest.mark.slow
+def test_host_tool_renders_a_tiny_scene_on_the_gpu_like_the_model():
+    rgb, info, expected = _on_board_and_model(_tiny_scene())
     assert info["cores"] == 1 and info["cycles"] > 0
     assert (rgb == expected).all()
 
@@ -290,24 +293,16 @@ def test_host_tool_renders_a_tiny_scene_with_an_r500_program_like_the_model():
     """``python -m boards.host SCENE --shader PROG`` end to end: the program and its state
     over the simulated UART into the board top's GPU, whose R500 stage shades the frame."""
     from firmware.r500asm import assemble
+    from sim.r500.shading import R500Shading
+
     from firmware.rom import default_rom
     from sim.image import words_to_rgb
-    from sim.r500.shading import R500Shading
     from sim.sequencer import render_model
-    from hdl.gpu.gpu import Gpu
 
     scene = _tiny_scene()
+    plain = words_to_rgb(render_model(scene, default_rom(), cores=1, jobs=1)[0], scene.width,
+                         scene.height)
     scene.shader = R500Shading(list(assemble(HALF_AND_QUARTER).words), source="half.asm")
-    config = preset("ulx3s", cores=1, max_triangles=max(1, len(scene.triangles)),
-                    tmem_words=len(scene.texture), omem_words=3 * scene.pixel_count,
-                    max_bands=len(scene.bands), user_words=16)
-    gpu = Gpu(default_rom(), config)
-    rgb, info = _run(gpu, lambda serial: render_on_board(
-        HostLinkClient(serial), scene, config, poll_interval=0.2, timeout=1800),
-        timeout_cycles=1 << 16)
-    omem, _, _ = render_model(scene, default_rom(), cores=1, jobs=1)
-    expected = words_to_rgb(omem, scene.width, scene.height)
+    rgb, _, expected = _on_board_and_model(scene)
     assert (rgb == expected).all()
-    plain = words_to_rgb(render_model(dataclasses.replace(scene, shader=None), default_rom(),
-                                      cores=1, jobs=1)[0], scene.width, scene.height)
     assert not (rgb == plain).all()               # the program did something

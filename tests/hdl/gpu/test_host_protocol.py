@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from hdl.core.core import CoreError
-from hdl.gpu.host_protocol import (STATUS_BUSY, STATUS_DONE, STATUS_ERROR, CoreStopped,
+from hdl.gpu.host_protocol import (R5Area, R5Reg, r500_address, STATUS_BUSY, STATUS_DONE, STATUS_ERROR, CoreStopped,
                                    FrameError, error_info_message, core_error_message,
                                    render_frame_blocking, run_blocking, scene_load_runs)
 
@@ -50,15 +50,17 @@ def test_scene_runs_are_the_documented_writes():
                                      0xB0, 0xB1, 0xB2, 3, 0xB4, 0xB5, 0xB6, 0])
     # NUM_TRIANGLES (2) and NUM_BANDS (3), last
     assert runs[5] == (2, [2, 2])
+    # a scene without an R500 program turns the stage's shading off (it keeps the last frame's)
+    assert runs[6] == (r500_address(R5Area.REGS, R5Reg.SHADE), [0])
     assert [addr for addr, _ in runs] == [0x0300_0000, 0x0200_0000, 0x0100_0000, 0x0010_0000,
-                                          0x0020_0000, 2]
+                                          0x0020_0000, 2, 0x0500_0006]
 
 
 def test_a_scene_without_user_code_or_texture_has_no_runs_for_them():
     scene = TinyScene()
     scene.user_code, scene.texture = None, []
     assert [addr for addr, _ in scene_load_runs(scene)] == [0x0100_0000, 0x0010_0000,
-                                                            0x0020_0000, 2]
+                                                            0x0020_0000, 2, 0x0500_0006]
 
 
 def test_error_info_reads_as_one_line():

@@ -176,7 +176,21 @@ def test_malformed_jobs_exit_2_with_one_line(capsys, tmp_path, job, field):
     assert err.count("\n") == 1 and str(path) in err and field in err, err
 
 
-def test_rtl_engine_is_not_built_yet(capsys, tmp_path):
-    status, out, err = run_cli(capsys, write_job(tmp_path, {"program": [0] * 6}),
-                               "--engine", "rtl")
-    assert status == 2 and "not built yet" in err and out == ""
+@pytest.mark.parametrize("backend", ["fast", "pysim"])
+def test_rtl_engine_answers_as_the_model(capsys, tmp_path, backend):
+    """--engine rtl runs the job on the R500 core (compiled, or Amaranth's simulator with a
+    VCD) and answers what the model answers, with the cycles it took."""
+    shutil.copy(f"{PROGRAMS}/hw-length.inc", tmp_path)
+    job = write_job(tmp_path, {"program": "hw-length.inc",
+                               "lanes": [{"temps": {"0": [3, 4, 0, 1]}}, {"covered": False},
+                                         {"temps": {"0": [-1e-40, float("inf"), 0, 0]}}, {}]})
+    status, out, err = run_cli(capsys, job, "--engine", "model")
+    assert status == 0, err
+    model = json.loads(out)
+    extra = ["--vcd", str(tmp_path / "quad.vcd")] if backend == "pysim" else []
+    status, out, err = run_cli(capsys, job, "--engine", "rtl", "--backend", backend, *extra)
+    assert status == 0, err
+    rtl = json.loads(out)
+    assert isinstance(rtl["cycles"], int) and rtl["cycles"] > 0
+    assert {**rtl, "cycles": None} == model
+    assert backend == "fast" or (tmp_path / "quad.vcd").stat().st_size > 0
