@@ -146,8 +146,9 @@ class R500Core(wiring.Component):
             engine = FlowControlEngine(lanes=LANES, jump_addr_bits=PC_BITS)
             m.submodules[f"fc{k}"] = engine
             self.engines.append(engine)
-        self.imem = m.submodules.imem = Memory(shape=unsigned(InstructionWords.size),
-                                               depth=config.instructions, init=[])
+        self.imem = m.submodules.imem = Memory(
+            shape=unsigned(InstructionWords.size), depth=config.instructions, init=[],
+            attrs={"ram_style": "distributed"} if config.lut_code_ram else None)
         m.d.comb += [self.targets.read.eq(self.target_read),
                      self.target_data.eq(self.targets.data),
                      self.target_written.eq(self.targets.written), self.w.eq(self.targets.w),
