@@ -10,11 +10,15 @@ row and its DSP blocks at the same end of the DSP row nearest to it (cores 0, 1 
 left, 2, 3 bottom and top right: the pairs that share a divider sit one above the other, 44
 rows apart; side by side, 76 columns apart, their divider would stretch across the chip), the
 scene memory in the middle of the middle row (read by every IO unit), the texture and output
-stores everywhere else (their logic is a few address and data wires).
+stores everywhere else (their logic is a few address and data wires). The R500 stage takes the
+right half, where cores 2 and 3 would be (``R500_QUADRANTS``; boards with it have two cores):
+the core's block RAMs in the middle row right of the scene memory and at the right ends of
+the others, its DSP blocks at the right end of the middle DSP row; each quad former's row
+buffer in the middle of its core's block-RAM row, between the core and the R500 core.
 
 ``pin_hard_blocks(path)`` adds nextpnr's ``BEL`` attribute to those cells of a Yosys JSON
-netlist (the board build runs it between synthesis and place and route, for builds of
-``FLOORPLAN_MIN_CORES`` cores or more). Cells it does not
+netlist (the board build runs it between synthesis and place and route, for builds that fill
+``FLOORPLAN_MIN_CORES`` quadrants or more: ``quadrants``). Cells it does not
 know (cores beyond the fourth, other memories) stay free. Site names are nextpnr-ecp5's for the
 LFE5U-85F: block RAMs in four rows of 52, DSP blocks (MULT18X18D) in three rows of 52, the same
 columns in every row.
@@ -23,12 +27,15 @@ columns in every row.
 import json
 import re
 
-__all__ = ["pin_hard_blocks", "plan_sites", "FLOORPLAN_MIN_CORES"]
+__all__ = ["pin_hard_blocks", "plan_sites", "quadrants", "FLOORPLAN_MIN_CORES",
+           "R500_QUADRANTS"]
 
-#: builds with fewer cores are not pinned: one core pinned to its quadrant (the chip's corner)
-#: routes far slower than unpinned (router1: 35k of 87k arcs still unrouted after 571 s; the
-#: same netlist unpinned routed in 289 s)
+#: builds that fill fewer quadrants are not pinned: one core pinned to its quadrant (the chip's
+#: corner) routes far slower than unpinned (router1: 35k of 87k arcs still unrouted after
+#: 571 s; the same netlist unpinned routed in 289 s)
 FLOORPLAN_MIN_CORES = 4
+#: the R500 stage is about as large as two THEIA cores and takes their half of the chip
+R500_QUADRANTS = 2
 
 BRAM_ROWS = (22, 46, 70, 82)
 #: (x, index of the EBR in its tile) of every block RAM of a row
@@ -45,8 +52,18 @@ DSP_COLUMNS = ((8, 4), (9, 5), (13, 0), (14, 1), (17, 4), (18, 5), (22, 0), (23,
 #: core k: (block-RAM row, DSP row, which end of them)
 QUADRANTS = ((22, 10, "left"), (70, 58, "left"), (22, 10, "right"), (70, 58, "right"))
 SCENE_ROW = 46
+#: the R500 core's DSP blocks: the right end of the middle DSP row first
+R500_DSP_ROWS = (34, 10, 58)
 
 _CORE = re.compile(r"\.core(\d+)\.")
+_R500 = re.compile(r"\.r500(\$\d+)?\.")
+_FORMER = re.compile(r"\.r500(\$\d+)?\.former(\d+)\.")
+
+
+def quadrants(config):
+    """How many quadrants of the chip the board top of ``config`` (a ``GpuConfig``) fills: one
+    a THEIA core, ``R500_QUADRANTS`` the R500 stage."""
+    return config.cores + (R500_QUADRANTS if config.r500 is not None else 0)
 
 
 def _brams(y):
@@ -88,6 +105,21 @@ def plan_sites(cells):
     middle = _brams(SCENE_ROW)
     first = (len(middle) - len(scene)) // 2
     place(scene, middle[first:first + len(scene)])
+    # the R500 core on the right half: block RAMs right of the scene memory, then at the right
+    # ends of the other rows; DSP blocks at the right end of the middle DSP row
+    r500 = lambda n: _R500.search(n) is not None and _FORMER.search(n) is None
+    right = lambda sites: sites[len(sites) // 2:]
+    place(of_type("DP16KD", r500),
+          middle[first + len(scene):] + [s for y in (70, 22, 82) for s in right(_brams(y))])
+    dsps = of_type("MULT18X18D", r500)
+    place(dsps, _end(_dsps(R500_DSP_ROWS[0]), len(dsps), "right")
+          + [s for y in R500_DSP_ROWS[1:] for s in right(_dsps(y))])
+    # a quad former's row buffer in the middle of its core's row, between it and the R500 core
+    for k, (bram_row, _, _) in enumerate(QUADRANTS):
+        ring = of_type("DP16KD", lambda n, k=k: (found := _FORMER.search(n)) is not None
+                       and int(found.group(2)) == k)
+        sites = _brams(bram_row)
+        place(ring, sites[(len(sites) - len(ring)) // 2:])
     stores = of_type("DP16KD", lambda n: ".tmem." in n or ".omem." in n)
     place(stores, [s for y in BRAM_ROWS for s in _brams(y)])
     return plan

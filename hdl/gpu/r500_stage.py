@@ -6,6 +6,10 @@ core runs the scene's program on them, render target 0 becomes the pixels' outpu
     R500Core (DONE) --> unloader: render target 0 .rgb of every covered, unkilled lane that
                         wrote it -> bytes << 9 -> ``om_req`` (the output memory) --> release
 
+* The stage sits across the chip from the THEIA cores (docs/fpga.md): each core's export
+  stream passes a skid buffer (its ``pixel_hit`` beside each word; ``band_done`` a cycle
+  late, when at most the buffer's two words of the band's last pixel are still on their
+  way), and each former's loads and launches another, on their way to the arbiters.
 * Contexts go to the formers as they ask, the free one with the lowest number.
 * A quad is launched once every word loaded before its launch has reached the core.
 * The unloader takes finished contexts in turn. A quad that stopped with a fault stops the
@@ -30,6 +34,7 @@ from hdl.gpu.quad_former import (ADDR_BITS, INPUT_TEMPS, QuadFormer, load_word_l
                                  quad_launch_layout)
 from hdl.isa import QuadFault
 from hdl.lib.arbiter import RoundRobinArbiter
+from hdl.lib.skid_buffer import SkidBuffer
 from hdl.r500.core import ContextState, R500Core
 from hdl.r500.fp32 import BIAS, FRACTION_BITS
 from hdl.r500.fp_from_q17 import FpFromQ17
@@ -42,6 +47,8 @@ LANES = 4
 BYTE_SHIFT = 9
 #: words in flight in the load path at most (the converter's pipeline, the queue behind it)
 LOAD_QUEUE = 8
+#: an export word and its pixel's hit flag, on their way to a former
+EXPORT_WORD = data.StructLayout({"write": OutputWrite, "hit": 1})
 
 
 def colour_byte(value):
@@ -96,24 +103,40 @@ class R500Stage(wiring.Component):
         draining = Signal()                 # a quad faulted: drop everything until ``start``
         with m.If(self.start):
             m.d.sync += draining.eq(0)
-        formers = []
+        formers, exports, loads, launches = [], [], [], []
         for k, former in enumerate(self.formers):
-            # a drain resets the formers (what they hold is dropped)
-            former = ResetInserter(draining | self.start)(former)
-            m.submodules[f"former{k}"] = former
-            formers.append(self.formers[k])
-            m.d.comb += [former.pixel_hit.eq(self.pixel_hit[k]),
-                         former.band_done.eq(self.band_done[k]),
+            # a drain resets the formers and what they send (what they hold is dropped)
+            reset = ResetInserter(draining | self.start)
+            m.submodules[f"former{k}"] = reset(former)
+            formers.append(former)
+            export = m.submodules[f"export{k}"] = SkidBuffer(EXPORT_WORD)
+            load = m.submodules[f"load{k}"] = reset(SkidBuffer(former.load.payload.shape()))
+            launch = m.submodules[f"launch{k}"] = reset(
+                SkidBuffer(former.launch.payload.shape()))
+            exports.append(export)
+            loads.append(load)
+            launches.append(launch)
+            band_done = Signal(name=f"band_done{k}")
+            m.d.sync += band_done.eq(self.band_done[k])
+            m.d.comb += [export.i.valid.eq(self.export[k].valid),
+                         export.i.payload.write.eq(self.export[k].payload),
+                         export.i.payload.hit.eq(self.pixel_hit[k]),
+                         self.export[k].ready.eq(export.i.ready),
+                         former.pixel_hit.eq(export.o.payload.hit),
+                         former.band_done.eq(band_done),
                          former.inputs.eq(self.inputs), former.width.eq(self.width),
-                         former.export.payload.eq(self.export[k].payload),
-                         former.export.valid.eq(self.export[k].valid & ~draining),
-                         self.export[k].ready.eq(former.export.ready | draining)]
+                         former.export.payload.eq(export.o.payload.write),
+                         former.export.valid.eq(export.o.valid & ~draining),
+                         export.o.ready.eq(former.export.ready | draining)]
+            wiring.connect(m, former.load, load.i)
+            wiring.connect(m, former.launch, launch.i)
 
         self._contexts(m, formers, draining)
-        load_empty = self._loads(m, formers, draining)
-        self._launches(m, formers, load_empty)
+        load_empty = self._loads(m, loads, draining)
+        self._launches(m, launches, load_empty)
         unloading = self._unloader(m, draining)
         m.d.comb += self.busy.eq(~Cat(f.idle for f in formers).all() | ~load_empty
+                                 | ~Cat(b.empty for b in exports + launches).all()
                                  | unloading
                                  | ~Cat(s == ContextState.FREE for s in core.state).all())
         return m
@@ -135,14 +158,14 @@ class R500Stage(wiring.Component):
                      core.claim.en.eq(claims.o.valid & claims.o.ready),
                      core.claim.context.eq(chosen)]
 
-    def _loads(self, m, formers, draining):
-        """The formers' words, converted where they are THEIA's, into the core's temporaries.
-        Returns "nothing is in the load path"."""
+    def _loads(self, m, buffers, draining):
+        """The formers' words (through their skid buffers), converted where they are THEIA's,
+        into the core's temporaries. Returns "nothing is in the load path"."""
         q, core = self.r500.contexts, self.core
         layout = load_word_layout(q)
-        m.submodules.loads = loads = RoundRobinArbiter(len(formers), layout)
-        for k, former in enumerate(formers):
-            wiring.connect(m, former.load, loads.i[k])
+        m.submodules.loads = loads = RoundRobinArbiter(len(buffers), layout)
+        for k, buffer in enumerate(buffers):
+            wiring.connect(m, buffer.o, loads.i[k])
         m.submodules.convert = convert = FpFromQ17()
         m.submodules.queue = queue = SyncFIFOBuffered(width=temp_write_layout(q).size,
                                                       depth=LOAD_QUEUE)
@@ -174,16 +197,18 @@ class R500Stage(wiring.Component):
                      core.load.valid.eq(queue.r_rdy), core.load.payload.eq(queue.r_data),
                      queue.r_en.eq(core.load.ready)]
         empty = Signal()
-        m.d.comb += empty.eq((in_flight == 0) & ~queue.r_rdy & ~loads.o.valid)
+        m.d.comb += empty.eq((in_flight == 0) & ~queue.r_rdy & ~loads.o.valid
+                             & Cat(b.empty for b in buffers).all())
         return empty
 
-    def _launches(self, m, formers, load_empty):
-        """A loaded quad starts once its words are in; its lanes' outputs go to the table."""
+    def _launches(self, m, buffers, load_empty):
+        """A loaded quad (through its former's skid buffer) starts once its words are in; its
+        lanes' outputs go to the table."""
         q, core = self.r500.contexts, self.core
         layout = quad_launch_layout(q)
-        m.submodules.launches = launches = RoundRobinArbiter(len(formers), layout)
-        for k, former in enumerate(formers):
-            wiring.connect(m, former.launch, launches.i[k])
+        m.submodules.launches = launches = RoundRobinArbiter(len(buffers), layout)
+        for k, buffer in enumerate(buffers):
+            wiring.connect(m, buffer.o, launches.i[k])
         self.quad_table = m.submodules.quad_table = Memory(shape=layout, depth=max(q, 2),
                                                            init=[])
         table_w = self.quad_table.write_port()

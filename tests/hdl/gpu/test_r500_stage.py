@@ -28,8 +28,10 @@ def scene_with(program, size, bands=2, constants=None, triangles=None):
     return scene
 
 
-def rtl_and_model(scene, cores=1):
-    config = preset("default", cores=cores)
+def rtl_and_model(scene, cores=1, r500_from="default"):
+    """The frame on the RTL (the ``default`` preset with the R500 stage of ``r500_from``'s)
+    and on the model."""
+    config = preset("default", cores=cores, r500=preset(r500_from).r500)
     got, stats = render_gpu_fast(scene, default_rom(), config)
     want, _, routines = render_model(scene, default_rom(), cores=cores, jobs=1)
     return got, want, stats, routines
@@ -47,6 +49,16 @@ def test_frame_matches_model(program, size, cores, bands):
     quads = ((size + 1) // 2) ** 2
     assert stats["r500_quads"] == quads
     assert stats["r500_instructions"] == routines["R500"]
+
+
+@pytest.mark.slow
+def test_frame_matches_model_on_the_boards_r500_stage():
+    """The board's R500 stage (the ``ulx3s`` preset's: one context, the instructions in LUT
+    RAM) on two cores."""
+    scene = scene_with("lit", 10, bands=3, constants=LIT_CONSTANTS)
+    got, want, stats, routines = rtl_and_model(scene, 2, r500_from="ulx3s")
+    assert got == want
+    assert stats["r500_quads"] == 25 and stats["r500_instructions"] == routines["R500"]
 
 
 #: an ALU instruction with RGB_OP 6: illegal (r500-us.md §3.3)
