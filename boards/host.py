@@ -2,6 +2,7 @@
 
     python -m boards.host SCENE --port /dev/ttyUSB0 --out frame.png [--baud 3000000]
         [--shader PROG.asm [--constants FILE]]
+    python -m boards.host SCENE --simulated [--fault-rate P] [--seed S] --out frame.ppm
 
 SCENE is anything ``python -m sim.render`` takes: a theia-2010 scene directory, a .toml/.json
 scene description (docs/scene-import.md) or ``demo``; ``--shader``/``--constants`` shade its
@@ -9,128 +10,290 @@ hits with an R500 program on the board's R500 stage, as for ``sim.render``. Load
 cannot hold exactly: ``GpuConfig.check_fits`` of the board's preset), starts the frame, polls STATUS, reads the converted
 8-bit pixels back and writes a PNG (sim.image): the frame sequence every host uses
 (hdl/gpu/host_protocol.py).
-The serial port is a ``Transport`` (``write(bytes)``, ``read(n) -> bytes``); tests plug in a
-simulated UART instead of pyserial.
+The serial port is a ``Transport`` (``write(bytes)``, ``read(n, timeout) -> bytes``); tests and
+``--simulated`` plug in a simulated UART instead of pyserial (boards/sim_uart.py): with
+``--simulated`` the board top is compiled (sim/fast) and runs behind a line that damages bytes
+with probability P each way; the tool prints one line (faults injected, commands retried,
+writes the GPU took that the host did not mean, the link's payload rate) and exits 0 only with
+the reference model's frame and no stray write.
 """
 
 import argparse
 import sys
 import time
+from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
-from boards.host_link import ACK, NAK, CMD_SYNC, CMD_WRITE, CMD_READ, CMD_READ_BYTES, MAX_COUNT
+from boards.crc import crc32, crc32_bytes
+from boards.host_link import (ACK, NAK, CMD_STATUS, CMD_WRITE, CMD_READ, CMD_READ_BYTES,
+                              LINK_TIMEOUT_S, MAX_COUNT, WRITE_WORDS)
 from hdl.config import PRESET_NAMES, SceneDoesNotFit, preset
 from sim.image import words_to_rgb
 from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
                                    render_frame_blocking)
 from sim.scene import SCENE_ARGUMENT_HELP, SceneError, load_any_scene
 
-__all__ = ["LinkError", "SerialTransport", "HostLinkClient", "render_on_board", "main"]
+__all__ = ["LinkError", "LinkTiming", "SerialTransport", "HostLinkClient", "render_on_board",
+           "main", "ATTEMPTS", "READ_BYTES"]
 
 DEFAULT_BAUD = 3_000_000
+#: consecutive failures of one command before the host gives up (each one halves the command's
+#: length, down to one word, so a noisy line still gets short commands through)
+ATTEMPTS = 16
+#: the longest read answer's payload: long enough that the 12-byte command and 6 bytes of
+#: answer framing cost under 2 %, short enough that a retry re-reads little
+READ_BYTES = 1024
 
 
 class LinkError(Exception):
-    """The board did not answer as the protocol says."""
+    """The board did not answer as the protocol says, even after retries."""
+
+
+class _Failure(Exception):
+    """One exchange went wrong (timeout, bad answer, NAK): it is retried."""
+
+
+@dataclass(frozen=True)
+class LinkTiming:
+    """What the host waits for. ``byte_s``: a byte on the line (10 bits); ``board_timeout_s``:
+    the silence after which the board ends a command (LINK_TIMEOUT_S); ``latency_s``: the
+    turnaround of the host's port (USB frames, the FTDI latency timer, the OS)."""
+    byte_s: float
+    board_timeout_s: float = LINK_TIMEOUT_S
+    latency_s: float = 0.05
+
+    @classmethod
+    def for_baud(cls, baud, **changes):
+        return cls(byte_s=10 / baud, **changes)
+
+    def answer_timeout(self, sent, expected):
+        """An answer of ``expected`` bytes to a command of ``sent`` bytes, with 50 % margin."""
+        return 1.5 * (sent + expected + 4) * self.byte_s + self.latency_s
+
+    @property
+    def quiet_s(self):
+        """Silence that proves the board idle: its timeout, then its NAK, and margin."""
+        return 1.5 * self.board_timeout_s + 16 * self.byte_s + self.latency_s
 
 
 class SerialTransport:
     """pyserial port (``pip install pyserial``, in the ``fpga`` extra)."""
 
-    def __init__(self, port, baud, timeout=2.0):
+    def __init__(self, port, baud):
         try:
             import serial
         except ImportError:
             raise LinkError("pyserial is not installed: pip install 'theia-gpu[fpga]' "
                             "(or pip install pyserial)") from None
         try:
-            self.port = serial.Serial(port, baud, timeout=timeout)
+            self.port = serial.Serial(port, baud, timeout=1.0)
         except (serial.SerialException, ValueError) as e:
             raise LinkError(f"cannot open {port} at {baud} baud: {e}") from None
         self.name = port
+        self.timing = LinkTiming.for_baud(baud)
 
     def write(self, data):
         self.port.write(data)
 
-    def read(self, n):
-        data = self.port.read(n)
-        if len(data) < n:
-            raise LinkError(f"{self.name}: timed out after {len(data)} of {n} bytes")
-        return data
+    def read(self, n, timeout):
+        """Up to ``n`` bytes, fewer if ``timeout`` seconds pass first."""
+        self.port.timeout = timeout
+        return self.port.read(n)
 
-    def flush_input(self):
-        self.port.reset_input_buffer()
+    def flush(self):
+        """Wait until every byte written has left."""
+        self.port.flush()
 
 
-def _header(cmd, addr, count):
-    return bytes([cmd]) + addr.to_bytes(4, "little") + count.to_bytes(2, "little")
+def _address_count(addr, count):
+    return addr.to_bytes(4, "little") + count.to_bytes(2, "little")
 
 
 class HostLinkClient:
-    """The protocol over a transport. Addresses are GPU word addresses (hdl.gpu.host_bus)."""
+    """The protocol over a transport (``write(bytes)``, ``read(n, timeout) -> bytes``, and if it
+    has them ``flush()``, ``sleep(s)``, ``now_s()`` and ``timing``). Addresses are GPU word
+    addresses (hdl.gpu.host_bus).
 
-    def __init__(self, transport):
+    Every command is retried until it succeeds, up to ``attempts`` failures in a row: after a
+    failure the host resynchronises (waits until the line has been silent for longer than the
+    board's timeout, dropping what comes) and, for a write, asks the board whether it was
+    applied (the status command returns the last write's sequence number) before sending it
+    again, so each write takes effect exactly once. ``stats`` counts commands, retries, the
+    kinds of failure and the payload and line bytes. ``keep_writes``: remember every
+    (addr, words) written in ``writes`` (what the host meant, for a check against the GPU)."""
+
+    def __init__(self, transport, timing=None, attempts=ATTEMPTS, keep_writes=False):
         self.transport = transport
+        self.timing = timing or getattr(transport, "timing", None) or \
+            LinkTiming.for_baud(DEFAULT_BAUD)
+        self.attempts = attempts
+        self.write_chunk = WRITE_WORDS
+        self.read_chunk = READ_BYTES
+        self.write_seq = None            # the last write the board applied (after connect)
+        self.tag = 0                     # echoed by the answers of reads and status commands
+        self.stats = Counter()
+        self.writes = [] if keep_writes else None
 
-    def _expect_ack(self, what):
-        answer = self.transport.read(1)[0]
-        if answer == NAK:
-            raise LinkError(f"{what}: the board answered NAK (command not understood)")
-        if answer != ACK:
-            raise LinkError(f"{what}: expected ACK 0x{ACK:02x}, got 0x{answer:02x}")
+    # --- time: the transport's (a simulated line runs on simulated time) ---------------------
+    def now(self):
+        clock = getattr(self.transport, "now_s", None)
+        return clock() if clock else time.monotonic()
 
-    def sync(self):
-        self.transport.write(bytes([CMD_SYNC]))
-        self._expect_ack("sync")
+    def sleep(self, seconds):
+        sleep = getattr(self.transport, "sleep", None)
+        (sleep or time.sleep)(seconds)
 
-    def connect(self, attempts=3):
-        """Sync, resynchronising if needed: a half-sent command left in the board is dropped
-        after its link timeout (~16 ms), so wait, flush and retry."""
-        for attempt in range(attempts):
-            if hasattr(self.transport, "flush_input"):
-                self.transport.flush_input()
-            try:
-                self.sync()
+    # --- one exchange ------------------------------------------------------------------------
+    def _exchange(self, command, payload_bytes):
+        """Send ``command`` (its CRC appended) and return the payload of its ACK, checked;
+        _Failure if the answer is late, corrupt, for another command, or a NAK."""
+        frame = crc32_bytes(command)
+        self.stats["commands"] += 1
+        self.stats["line_out"] += len(frame)
+        self.transport.write(frame)
+        expected = payload_bytes + 6
+        answer = self.transport.read(6, self.timing.answer_timeout(len(frame), 6))
+        if len(answer) == 6 and answer[0] == NAK and crc32(answer[:2]) == \
+                int.from_bytes(answer[2:], "little"):
+            raise _Failure("NAK", "the board refused the command (NAK)")
+        if len(answer) == 6 and payload_bytes:
+            answer += self.transport.read(payload_bytes,
+                                          self.timing.answer_timeout(0, payload_bytes))
+        self.stats["line_in"] += len(answer)
+        if len(answer) < expected:
+            raise _Failure("timeout", f"timed out after {len(answer)} of {expected} bytes")
+        if crc32(answer[:-4]) != int.from_bytes(answer[-4:], "little"):
+            raise _Failure("bad CRC", "the answer's CRC is wrong")
+        if answer[0] != ACK or answer[1] != command[1]:
+            raise _Failure("bad answer", f"answer {answer[:2].hex()} to command "
+                                         f"{command[:2].hex()}")
+        return answer[2:-4]
+
+    def _resync(self):
+        """Wait until the board is idle: our bytes gone, then silence longer than its timeout
+        (after which it has dropped any half command and sent its NAK)."""
+        self.stats["resyncs"] += 1
+        flush = getattr(self.transport, "flush", None)
+        if flush:
+            flush()
+        for _ in range(1000):
+            dropped = self.transport.read(1 << 16, self.timing.quiet_s)
+            self.stats["line_in"] += len(dropped)
+            if not dropped:
                 return
-            except LinkError:
-                time.sleep(0.05)
-        raise LinkError("no answer to sync: is the bitstream loaded, and are the port and "
-                        "baud rate right?")
+        raise LinkError("the board keeps sending: the line never goes quiet")
+
+    def _failed(self, failure, what, failures):
+        kind, problem = failure.args
+        self.stats[kind] += 1
+        if failures >= self.attempts:
+            raise LinkError(f"gave up on {what} after {failures} attempts (last: {problem})")
+        self._resync()
+
+    def _next_tag(self):
+        self.tag = (self.tag + 1) & 0xFF
+        return self.tag
+
+    # --- commands ----------------------------------------------------------------------------
+    def status(self):
+        """The sequence number of the last write the board applied."""
+        failures = 0
+        while True:
+            try:
+                return self._exchange(bytes([CMD_STATUS, self._next_tag()]), 1)[0]
+            except _Failure as failure:
+                failures += 1
+                self._failed(failure, "the status command", failures)
+                self.stats["retries"] += 1
+
+    def connect(self):
+        """Resynchronise and learn the board's last write sequence number (the next write
+        uses the one after it)."""
+        self._resync()
+        try:
+            self.write_seq = self.status()
+        except LinkError as e:
+            raise LinkError(f"no answer to the status command ({e}): is the bitstream loaded, "
+                            f"and are the port and baud rate right?") from None
 
     def write(self, addr, words):
-        words = list(words)
-        for start in range(0, len(words), MAX_COUNT):
-            chunk = words[start:start + MAX_COUNT]
-            payload = b"".join((w & 0xFFFF_FFFF).to_bytes(4, "little") for w in chunk)
-            self.transport.write(_header(CMD_WRITE, addr + start, len(chunk)) + payload)
-            self._expect_ack(f"write of {len(chunk)} words at {addr + start:#x}")
+        words = [w & 0xFFFF_FFFF for w in words]
+        if self.writes is not None:
+            self.writes.append((addr, list(words)))
+        if self.write_seq is None:
+            self.connect()
+        started = self.now()
+        done = 0
+        while done < len(words):
+            seq = (self.write_seq + 1) & 0xFF
+            failures = 0
+            while True:
+                n = min(self.write_chunk, len(words) - done)
+                payload = b"".join(w.to_bytes(4, "little") for w in words[done:done + n])
+                command = bytes([CMD_WRITE, seq]) + _address_count(addr + done, n) + payload
+                try:
+                    self._exchange(command, 0)
+                    self.write_chunk = min(WRITE_WORDS, 2 * self.write_chunk)
+                    break
+                except _Failure as failure:
+                    failures += 1
+                    self._failed(failure, f"a write of {n} words at {addr + done:#x}", failures)
+                    if self.status() == seq:         # applied, only the answer was lost
+                        break
+                    # not applied: the same sequence number, but a shorter command
+                    self.write_chunk = max(1, n // 2)
+                    self.stats["retries"] += 1
+            self.write_seq = seq
+            self.stats["payload_out"] += 4 * n
+            done += n
+        self.stats["write_s"] += self.now() - started
+
+    def _read(self, cmd, addr, count, width):
+        out = bytearray()
+        started = self.now()
+        failures = 0
+        while len(out) < count * width:
+            done = len(out) // width
+            n = max(1, min(self.read_chunk // width, count - done, MAX_COUNT))
+            tag = self._next_tag()
+            try:
+                out += self._exchange(bytes([cmd, tag]) + _address_count(addr + done, n),
+                                      n * width)
+                failures = 0
+                self.read_chunk = min(READ_BYTES, 2 * self.read_chunk)
+            except _Failure as failure:
+                failures += 1
+                self._failed(failure, f"a read of {n} words at {addr + done:#x}", failures)
+                self.read_chunk = max(width, n * width // 2)
+                self.stats["retries"] += 1
+        # (words and bytes apart: the image is read as bytes, status polls as words)
+        kind = "read_words" if width == 4 else "read_bytes"
+        self.stats[f"{kind}_payload"] += len(out)
+        self.stats[f"{kind}_s"] += self.now() - started
+        return bytes(out)
 
     def read(self, addr, count):
-        words = []
-        for start in range(0, count, MAX_COUNT):
-            n = min(MAX_COUNT, count - start)
-            self.transport.write(_header(CMD_READ, addr + start, n))
-            data = self.transport.read(4 * n)
-            self._expect_ack(f"read of {n} words at {addr + start:#x}")
-            words += [int.from_bytes(data[4 * i:4 * i + 4], "little") for i in range(n)]
-        return words
+        data = self._read(CMD_READ, addr, count, 4)
+        return [int.from_bytes(data[4 * i:4 * i + 4], "little") for i in range(count)]
 
     def read_bytes(self, addr, count):
         """Bits 7:0 of ``count`` words (the board's converted pixels)."""
-        out = bytearray()
-        for start in range(0, count, MAX_COUNT):
-            n = min(MAX_COUNT, count - start)
-            self.transport.write(_header(CMD_READ_BYTES, addr + start, n))
-            out += self.transport.read(n)
-            self._expect_ack(f"byte read of {n} words at {addr + start:#x}")
-        return bytes(out)
+        return self._read(CMD_READ_BYTES, addr, count, 1)
 
     def read_register(self, reg):
         return self.read(register_address(reg), 1)[0]
 
     def write_register(self, reg, value):
         self.write(register_address(reg), [value])
+
+    def summary(self):
+        """One phrase: commands, retries and what failed."""
+        s = self.stats
+        kinds = [f"{s[k]} {k}" for k in ("timeout", "bad CRC", "bad answer", "NAK") if s[k]]
+        return (f"{s['commands']} commands, {s['retries']} retried"
+                + (f" ({', '.join(kinds)})" if kinds else ""))
 
 
 class _BoardHost:
@@ -144,15 +307,15 @@ class _BoardHost:
         self.timeout = timeout
 
     def wait_frame(self):
-        started = time.monotonic()
+        started = self.client.now()
         while True:
             status = self.client.read_register(Reg.STATUS)
             if status & FRAME_ENDED:
                 return status
-            if time.monotonic() - started > self.timeout:
+            if self.client.now() - started > self.timeout:
                 raise LinkError(f"the frame did not finish in {self.timeout:g} s "
                                 f"(STATUS {status:#x})")
-            time.sleep(self.poll_interval)
+            self.client.sleep(self.poll_interval)
 
 
 def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.0, log=None):
@@ -178,13 +341,84 @@ def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.
     return rgb, {"cores": frame.cores, "cycles": frame.counters["cycles"]}
 
 
+#: the simulated board: cycles per UART bit (the real one has 25 at 75 MHz and 3 Mbaud; fewer
+#: cycles per byte make the simulation faster, the protocol does not change) and its silence
+#: timeout, 32 byte times (the real board's 1/64 s is 4,700 byte times: long for a PC's USB
+#: gaps, which the simulation does not have)
+SIM_DIVISOR = 8
+SIM_LINK_TIMEOUT_BYTES = 32
+
+
+def render_simulated(scene, fault_rate=0.0, seed=0, divisor=SIM_DIVISOR, log=None):
+    """``render_on_board`` against the board top (boards/sim_board.py: UART, the host-link
+    bridge, the GPU) compiled by sim/fast, over its simulated line with faults injected
+    (boards/sim_uart.py) at ``fault_rate`` per byte each way. Returns (RGB, info) where info
+    adds: ``client`` (its stats), ``faults`` (the FaultInjector), ``gpu_writes`` (the writes
+    the GPU's host port took) and ``meant_writes`` (those the host tool asked for)."""
+    from boards.sim_board import simulated_board_config, simulated_board_design
+    from boards.sim_uart import CompiledSerial, FaultInjector
+    from firmware.rom import default_rom
+    from sim.fast import FastSim
+
+    faults = FaultInjector(fault_rate, seed)
+    config = simulated_board_config(scene)
+    link_timeout = SIM_LINK_TIMEOUT_BYTES * 10 * divisor
+    fast = FastSim(simulated_board_design(default_rom(), config, divisor, link_timeout), log=log)
+    monitor = fast.add_write_monitor("gpu_write_valid", "gpu_write_addr", "gpu_write_data")
+    serial = CompiledSerial(fast, divisor, divisor * DEFAULT_BAUD, link_timeout, faults)
+    client = HostLinkClient(serial, keep_writes=True)
+    rgb, info = render_on_board(client, scene, config, poll_interval=1e-3, timeout=600.0)
+    addrs, words = fast.take_writes(monitor)
+    info.update(client=client, faults=faults, framing_errors=serial.framing_errors,
+                gpu_writes=list(zip(addrs.tolist(), words.tolist())),
+                meant_writes=[(addr + i, w) for addr, run in client.writes
+                              for i, w in enumerate(run)])
+    return rgb, info
+
+
+def _fault_rate(text):
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = -1
+    if not 0 <= rate < 1:
+        raise ValueError(f"--fault-rate {text}: a probability per byte, 0 <= P < 1")
+    return rate
+
+
+def _simulated_report(scene, rgb, info):
+    """(the one line that reports a simulated run, whether it is a success)."""
+    from firmware.rom import default_rom
+    from sim.sequencer import render_model
+    omem, _, _ = render_model(scene, default_rom(), cores=1, jobs=1)
+    identical = bool((rgb == words_to_rgb(omem, scene.width, scene.height)).all())
+    gpu, meant = info["gpu_writes"], info["meant_writes"]
+    stray = sum(a != b for a, b in zip(gpu, meant)) + abs(len(gpu) - len(meant))
+    client = info["client"]
+    s, byte_s = client.stats, client.timing.byte_s
+    load = s["payload_out"] * byte_s / s["write_s"] if s["write_s"] else 0
+    readback = (s["read_bytes_payload"] * byte_s / s["read_bytes_s"]) if s["read_bytes_s"] else 0
+    line = (f"frame {'identical to' if identical else 'DIFFERS from'} the model's; "
+            f"{info['faults'].summary()}; {client.summary()}; "
+            f"{len(gpu)} GPU writes, {stray} not as meant; "
+            f"payload {load:.0%} of the line rate loading, {readback:.0%} reading the image back")
+    return line, identical and stray == 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m boards.host", description=__doc__.split("\n")[0])
     parser.add_argument("scene", help=SCENE_ARGUMENT_HELP)
-    parser.add_argument("--port", required=True, help="serial port, e.g. /dev/ttyUSB0")
+    parser.add_argument("--port", help="serial port, e.g. /dev/ttyUSB0")
+    parser.add_argument("--simulated", action="store_true",
+                        help="no board: the board top compiled (sim/fast) behind a simulated "
+                             "UART; the frame must equal the reference model's")
+    parser.add_argument("--fault-rate", default="0", metavar="P",
+                        help="with --simulated: the probability per byte, each way, of a fault "
+                             "(flipped bit, dropped or duplicated byte, stalled line)")
+    parser.add_argument("--seed", type=int, default=0, help="with --simulated: the faults' seed")
     parser.add_argument("--baud", type=int, default=DEFAULT_BAUD,
                         help=f"baud rate of the board's host link (default {DEFAULT_BAUD})")
-    parser.add_argument("--out", required=True, help="PNG file to write")
+    parser.add_argument("--out", required=True, help="image file to write (.png or .ppm)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the frame")
     parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
                         help="the preset the board's bitstream was built with (default 'ulx3s')")
@@ -193,18 +427,31 @@ def main(argv=None):
     parser.add_argument("--constants", help="the R500 program's constants, as for sim.render")
     args = parser.parse_args(argv)
 
-    from sim.image import write_png
+    from sim.image import write_image
     try:
+        if not args.simulated and not args.port:
+            raise ValueError("give --port (a board) or --simulated")
+        rate = _fault_rate(args.fault_rate)
         scene = load_any_scene(args.scene)
         if args.shader or args.constants:
             from sim.render import shading_for
             scene.shader = shading_for(scene, args.shader, args.constants)
         config = preset(args.config)
         config.check_fits(scene)
+        if args.simulated:
+            from sim.fast import BuildError, FastSimError
+            try:
+                rgb, info = render_simulated(scene, rate, args.seed, log=lambda text: None)
+            except (BuildError, FastSimError) as e:
+                raise RuntimeError(f"simulated board: {e}") from None
+            write_image(args.out, rgb)
+            line, ok = _simulated_report(scene, rgb, info)
+            print(f"{args.out}: {line}")
+            sys.exit(0 if ok else 1)
         client = HostLinkClient(SerialTransport(args.port, args.baud))
         rgb, info = render_on_board(client, scene, config, timeout=args.timeout,
                                     log=lambda text: print(text, file=sys.stderr))
-        write_png(args.out, rgb)
+        write_image(args.out, rgb)
     except (SceneError, SceneDoesNotFit, ValueError) as e:
         sys.exit(f"error: {e}")
     except LinkError as e:
@@ -212,7 +459,7 @@ def main(argv=None):
     except (RuntimeError, OSError) as e:
         sys.exit(f"error: {e}")
     print(f"wrote {args.out} ({scene.width}x{scene.height}, {info['cycles']} cycles on "
-          f"{info['cores']} cores)")
+          f"{info['cores']} cores; link: {client.summary()})")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from amaranth.lib import wiring, io
 from amaranth.lib.cdc import AsyncFFSynchronizer
 from amaranth.lib.wiring import In, Out
 
-from boards.host_link import HostLink
+from boards.host_link import HostLink, LINK_TIMEOUT_S
 from boards.uart import UartRx, UartTx, uart_divisor
 from hdl.config import preset
 from hdl.gpu.gpu import Gpu
@@ -161,7 +161,7 @@ class Ulx3sTop(Elaboratable):
         m.submodules.reset_buffer = Instance("DCCA", i_CLKI=reset, i_CE=1, o_CLKO=cd_sync.rst)
 
         m.submodules.logic = logic = BoardLogic(self.gpu, self.divisor,
-                                                link_timeout=int(self.freq_hz // 64))
+                                                link_timeout=int(self.freq_hz * LINK_TIMEOUT_S))
         uart = platform.request("uart", 0, dir="-")
         m.submodules.uart_rx = uart_rx = io.Buffer("i", uart.rx)
         m.submodules.uart_tx = uart_tx = io.Buffer("o", uart.tx)

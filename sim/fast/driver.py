@@ -11,7 +11,10 @@ Ports are named as Verilog names them (``tm_req__payload``); the clock and reset
 
 Texture/output style memories can be served inside the C++ loop (``serve_reads``,
 ``serve_writes``), and a 32-bit host bus (docs/host-interface.md) is driven by ``bus_write``,
-``bus_read`` and ``bus_poll``, each performing the handshakes cycle by cycle in C++.
+``bus_read`` and ``bus_poll``, each performing the handshakes cycle by cycle in C++. A serial
+line (8N1) on a top's rx/tx pins is driven and decoded bit by bit in C++ (``uart_attach``,
+``uart_send``, ``uart_run``, ``uart_take``), and ``add_write_monitor`` records what a port
+pair carries at the edges its ``valid`` is high.
 """
 
 import ctypes
@@ -25,6 +28,8 @@ from sim.fast.build import build, Design, DEFAULT_BACKEND, BACKENDS
 __all__ = ["FastSim", "FastSimError", "Design"]
 
 _u32p = ctypes.POINTER(ctypes.c_uint32)
+_u8p = ctypes.POINTER(ctypes.c_uint8)
+_u64p = ctypes.POINTER(ctypes.c_uint64)
 _libraries = {}                 # path -> CDLL (a library is loaded once per process)
 
 
@@ -68,6 +73,14 @@ def _load(path):
                                            c.c_uint64]),
             ("theia_bus_poll", c.c_int64, [c.c_void_p, c.c_uint32, c.c_uint32, c.c_uint64,
                                            c.c_uint64, _u32p]),
+            ("theia_add_write_monitor", c.c_int, [c.c_void_p, c.c_int, c.c_int, c.c_int]),
+            ("theia_take_writes", c.c_uint64, [c.c_void_p, c.c_int, _u32p, _u32p, c.c_uint64]),
+            ("theia_uart_attach", None, [c.c_void_p, c.c_int, c.c_int, c.c_uint64]),
+            ("theia_uart_send", None, [c.c_void_p, _u8p, _u64p, c.c_uint64]),
+            ("theia_uart_pending", c.c_uint64, [c.c_void_p]),
+            ("theia_uart_framing_errors", c.c_uint64, [c.c_void_p]),
+            ("theia_uart_run", c.c_uint64, [c.c_void_p, c.c_uint64, c.c_uint64, c.c_int]),
+            ("theia_uart_take", c.c_uint64, [c.c_void_p, _u8p, _u64p, c.c_uint64]),
     ):
         fn = getattr(lib, name)
         fn.restype = restype
@@ -308,3 +321,62 @@ class FastSim:
                                                       ctypes.byref(last)),
                              f"bus poll of {addr:#x}")
         return cycles, last.value
+
+    # --- monitors and a serial line, in C++ ---------------------------------------------------
+
+    def add_write_monitor(self, valid, addr, data):
+        """Record (addr, data) at every edge where port ``valid`` is high; returns a handle for
+        ``take_writes``."""
+        return self._lib.theia_add_write_monitor(self._handle, self.index(valid),
+                                                 self.index(addr), self.index(data))
+
+    def take_writes(self, monitor):
+        """The (addr, data) pairs a monitor recorded since the last call, as two uint32
+        arrays."""
+        addrs, words = [], []
+        chunk = 1 << 16
+        while True:
+            a = np.zeros(chunk, dtype=np.uint32)
+            w = np.zeros(chunk, dtype=np.uint32)
+            n = self._lib.theia_take_writes(self._handle, monitor, a.ctypes.data_as(_u32p),
+                                            w.ctypes.data_as(_u32p), chunk)
+            addrs.append(a[:n])
+            words.append(w[:n])
+            if n < chunk:
+                return np.concatenate(addrs), np.concatenate(words)
+
+    def uart_attach(self, rx, tx, divisor):
+        """Drive input ``rx`` and decode output ``tx`` as an 8N1 line, ``divisor`` cycles per
+        bit (from now on ``uart_run`` steps the model)."""
+        self._lib.theia_uart_attach(self._handle, self.index(rx), self.index(tx), divisor)
+
+    def uart_send(self, data, gaps=None):
+        """Queue ``data`` (bytes) to send, byte ``i`` after ``gaps[i]`` idle cycles."""
+        array = np.frombuffer(bytes(data), dtype=np.uint8).copy()
+        gap_array = np.zeros(len(array), dtype=np.uint64) if gaps is None else \
+            np.ascontiguousarray(gaps, dtype=np.uint64)
+        if len(array):
+            self._lib.theia_uart_send(self._handle, array.ctypes.data_as(_u8p),
+                                      gap_array.ctypes.data_as(_u64p), len(array))
+
+    def uart_pending(self):
+        """Queued bytes not yet sent to the end of their stop bit."""
+        return self._lib.theia_uart_pending(self._handle)
+
+    def uart_framing_errors(self):
+        return self._lib.theia_uart_framing_errors(self._handle)
+
+    def uart_run(self, max_cycles, stop_bytes=0, flush=False):
+        """Step up to ``max_cycles``, sending and receiving; stop early once ``stop_bytes``
+        (> 0) received bytes wait to be taken, or (``flush``) once all queued bytes are sent.
+        Returns the cycles run."""
+        return self._lib.theia_uart_run(self._handle, max_cycles, stop_bytes, int(flush))
+
+    def uart_take(self):
+        """The bytes received since the last call and the cycle each one ended."""
+        n = 1 << 16
+        data = np.zeros(n, dtype=np.uint8)
+        cycles = np.zeros(n, dtype=np.uint64)
+        got = self._lib.theia_uart_take(self._handle, data.ctypes.data_as(_u8p),
+                                        cycles.ctypes.data_as(_u64p), n)
+        return bytes(data[:got]), [int(c) for c in cycles[:got]]

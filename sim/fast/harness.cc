@@ -9,6 +9,7 @@
 // changed since the last evaluation), so stepping without touching inputs costs two
 // evaluations per cycle (clock high, clock low).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -213,6 +214,31 @@ struct Bus {
     int valid, write, addr, wdata, ready, rvalid, rdata;
 };
 
+struct WriteMonitor {    // records (addr, data) at every edge where `valid` is high
+    int valid = -1, addr = -1, data = -1;
+    std::vector<uint32_t> addrs, words;
+};
+
+// The host's end of an 8N1 serial line on the top's `rx` (driven) and `tx` (decoded) pins,
+// `divisor` cycles per bit, as a USB-serial adapter sees it: bytes to send, each after a
+// number of idle cycles (a stalled line), and the bytes decoded, with the cycle each stop bit
+// was sampled.
+struct UartLine {
+    int rx = -1, tx = -1;
+    uint64_t divisor = 0;
+    std::deque<std::pair<uint8_t, uint64_t>> out;  // byte, idle cycles still before it
+    int out_bit = -1;                              // bit of out.front() on the line (0 = start)
+    uint64_t out_timer = 0;
+    int level = 1;
+    int in_state = 0;              // 0: line idle, 1: in a frame, 2: bad stop bit, wait for idle
+    uint64_t in_timer = 0;
+    int in_bit = 0;
+    uint32_t in_shift = 0;
+    std::vector<uint8_t> in;
+    std::vector<uint64_t> in_cycles;
+    uint64_t framing_errors = 0;
+};
+
 struct Sim {
     Model model;
     bool dirty = true;
@@ -220,6 +246,8 @@ struct Sim {
     std::vector<ReadServer> readers;
     std::vector<WriteServer> writers;
     Bus bus{-1, -1, -1, -1, -1, -1, -1};
+    std::vector<WriteMonitor> monitors;
+    UartLine uart;
     std::string error;
 
     // The falling clock edge needs an evaluation too (the models detect edges against the
@@ -254,6 +282,12 @@ struct Sim {
             if (get(r.req_valid) && get(r.req_ready)) {
                 have_req[k] = true;
                 req_addr[k] = (uint32_t)get(r.req_payload);
+            }
+        }
+        for (WriteMonitor &w : monitors) {
+            if (get(w.valid)) {
+                w.addrs.push_back((uint32_t)get(w.addr));
+                w.words.push_back((uint32_t)get(w.data));
             }
         }
         for (size_t k = 0; k < nw; k++) {
@@ -448,6 +482,121 @@ int64_t theia_bus_poll(void *h, uint32_t addr, uint32_t mask, uint64_t max_cycle
         uint64_t gap = max_cycles - spent < interval ? max_cycles - spent : interval;
         for (uint64_t k = 0; k < gap; k++) s->cycle();
     }
+}
+
+// Write monitors: the (addr, data) pairs at edges where port `valid` is high, taken out with
+// theia_take_writes (at most max per call; returns the count).
+int theia_add_write_monitor(void *h, int valid, int addr, int data) {
+    Sim *s = (Sim *)h;
+    s->monitors.push_back(WriteMonitor{valid, addr, data, {}, {}});
+    return (int)s->monitors.size() - 1;
+}
+uint64_t theia_take_writes(void *h, int monitor, uint32_t *addrs, uint32_t *words, uint64_t max) {
+    WriteMonitor &w = ((Sim *)h)->monitors.at(monitor);
+    uint64_t n = w.addrs.size() < max ? w.addrs.size() : max;
+    std::copy(w.addrs.begin(), w.addrs.begin() + n, addrs);
+    std::copy(w.words.begin(), w.words.begin() + n, words);
+    w.addrs.erase(w.addrs.begin(), w.addrs.begin() + n);
+    w.words.erase(w.words.begin(), w.words.begin() + n);
+    return n;
+}
+
+// The serial line (UartLine): attach it to ports rx and tx, queue bytes, run, take what came.
+void theia_uart_attach(void *h, int rx, int tx, uint64_t divisor) {
+    Sim *s = (Sim *)h;
+    s->uart = UartLine();
+    s->uart.rx = rx;
+    s->uart.tx = tx;
+    s->uart.divisor = divisor;
+    s->set(rx, 1);
+}
+void theia_uart_send(void *h, const uint8_t *bytes, const uint64_t *gaps, uint64_t n) {
+    UartLine &u = ((Sim *)h)->uart;
+    for (uint64_t i = 0; i < n; i++) u.out.emplace_back(bytes[i], gaps[i]);
+}
+// bytes queued or on the line, not yet sent to the end of their stop bit
+uint64_t theia_uart_pending(void *h) { return ((Sim *)h)->uart.out.size(); }
+uint64_t theia_uart_framing_errors(void *h) { return ((Sim *)h)->uart.framing_errors; }
+
+static void uart_cycle(Sim *s) {
+    UartLine &u = s->uart;
+    if (u.out_bit < 0 && !u.out.empty()) {
+        if (u.out.front().second > 0) {
+            u.out.front().second--;
+        } else {
+            u.out_bit = 0;
+            u.out_timer = u.divisor;
+        }
+    }
+    int level = 1;
+    if (u.out_bit >= 0) {
+        uint8_t byte = u.out.front().first;
+        level = u.out_bit == 0 ? 0 : u.out_bit == 9 ? 1 : (byte >> (u.out_bit - 1)) & 1;
+    }
+    if (level != u.level) {
+        s->set(u.rx, level);
+        u.level = level;
+    }
+    s->cycle();
+    if (u.out_bit >= 0 && --u.out_timer == 0) {
+        u.out_timer = u.divisor;
+        if (++u.out_bit == 10) {
+            u.out.pop_front();
+            u.out_bit = -1;
+        }
+    }
+    int t = (int)s->get(u.tx);
+    switch (u.in_state) {
+    case 0:                       // the start bit's first cycle: sample each bit in its middle
+        if (!t) {
+            u.in_state = 1;
+            u.in_timer = u.divisor / 2 + u.divisor;
+            u.in_bit = 0;
+            u.in_shift = 0;
+        }
+        break;
+    case 1:
+        if (--u.in_timer == 0) {
+            u.in_timer = u.divisor;
+            if (u.in_bit < 8) {
+                u.in_shift |= (uint32_t)t << u.in_bit++;
+            } else if (t) {
+                u.in.push_back((uint8_t)u.in_shift);
+                u.in_cycles.push_back(s->cycles);
+                u.in_state = 0;
+            } else {
+                u.framing_errors++;
+                u.in_state = 2;
+            }
+        }
+        break;
+    default:
+        if (t) u.in_state = 0;
+    }
+}
+
+// Run up to max_cycles, stopping early once `stop_bytes` (> 0) bytes have been received in all,
+// or (flush) once every queued byte is sent. Returns the cycles run.
+uint64_t theia_uart_run(void *h, uint64_t max_cycles, uint64_t stop_bytes, int flush) {
+    Sim *s = (Sim *)h;
+    UartLine &u = s->uart;
+    uint64_t k = 0;
+    while (k < max_cycles) {
+        if (stop_bytes && u.in.size() >= stop_bytes) break;
+        if (flush && u.out.empty()) break;
+        uart_cycle(s);
+        k++;
+    }
+    return k;
+}
+uint64_t theia_uart_take(void *h, uint8_t *bytes, uint64_t *cycles, uint64_t max) {
+    UartLine &u = ((Sim *)h)->uart;
+    uint64_t n = u.in.size() < max ? u.in.size() : max;
+    std::copy(u.in.begin(), u.in.begin() + n, bytes);
+    std::copy(u.in_cycles.begin(), u.in_cycles.begin() + n, cycles);
+    u.in.erase(u.in.begin(), u.in.begin() + n);
+    u.in_cycles.erase(u.in_cycles.begin(), u.in_cycles.begin() + n);
+    return n;
 }
 
 }  // extern "C"
