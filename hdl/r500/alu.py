@@ -7,17 +7,19 @@ LATENCY = 28 cycles later, never stalling. Every operation takes the same path, 
 is the longest operation's, DP4's (the stage numbers below count from the input register):
 
 * 1-7: ``alu_operands.LaneOperands``: the inputs registered, srcp, A, B and C per channel;
-* 8-11: four ``FpMul``, A·B per channel (FRC: A·1). Beside them, 8: the selects' decisions
-  (MIN, MAX, CND, CMP) and −floor(A); 9: each channel's addend, C, or −floor(A) for FRC, or
-  the select's pick, which rides the addend's registers on to stage 17; 8-13: the
-  ``SpecialFunctionUnit`` on the alpha unit's A;
+* 8-11: four ``FpMul``, A·B per channel (FRC: A·1). Beside them, 8: the selects' order keys
+  and C's compares, floor(A)'s fraction mask; 9: the selects' decisions (MIN, MAX, CND, CMP)
+  and −floor(A); 10: each channel's addend, C, or −floor(A) for FRC, or the select's pick,
+  which rides the addend's registers on to stage 17; 8-18: the ``SpecialFunctionUnit`` on the
+  alpha unit's A. The selects, the floor and the special function read copies of A's and B's
+  registers of their own, the multipliers theirs;
 * 12: the adders' operands, registered: product and addend per channel, but the green product
   as the red adder's second operand for DP3, DP4 and D2A;
 * 13-16: four ``FpAdd``, product + addend (the dot products: red + green);
-* 17: each unit's result but a dot product's (the sum, the pick or the special function; SOP:
-  the alpha unit's);
+* 17: each unit's result but a dot product's or a special function's (the sum or the pick;
+  SOP: the alpha unit's);
 * 17-20: ``FpAdd``, + the third product (DP3, DP4) or + C.b (D2A); 21: DP3's and D2A's results,
-  and the alpha unit's DP after DP3;
+  the alpha unit's DP after DP3, and the special function's result (SOP: in every channel);
 * 21-24: ``FpAdd``, + Aα·Bα (DP4); 25: DP4's results, in both units;
 * 26-28: four ``FpPost``, OMOD (two stages) then clamp.
 

@@ -23,7 +23,8 @@ per cycle, never stalls:
 2. the lane-op's CONTROL (``alu_control``), each input's choice; srcp's operands
    (``PreSubtract``'s first stage);
 3-6. srcp's adders, the choices waiting beside them;
-7. A, B, C.
+7. A, B, C (A and B also in copies of their registers, one per group of readers in
+   ``LaneAlu``).
 """
 
 from amaranth import Module, Mux, Signal
