@@ -12,10 +12,10 @@ table: floor(C1 * h * 2^k / 2^(s1 + k)) = floor(C1 * h / 2^s1), so nothing chang
 Pipeline, LATENCY = 11 cycles, one new operation every cycle, never stalls (short stages:
 every step that made a path of 14-17 ns inside the lane datapath on the ECP5 has its own):
 
-1. flush; the special results (NaN, zero, infinity by function; EX2 of |A| >= 256); the signed
+1. flush; the operand's class (NaN, zero, infinity; EX2 of |A| >= 256); the signed
    significand and the distance of the argument shift;
-2. A * 2^26 (SIN, COS) or A * 2^25 (EX2) with one more bit, as one arithmetic right shift of
-   the signed significand placed at bit 27;
+2. the special results by class and function; A * 2^26 (SIN, COS) or A * 2^25 (EX2) with one
+   more bit, as one arithmetic right shift of the signed significand placed at bit 27;
 3. the rounding of that shift (+1, >> 1), COS's quarter turn in the same add;
 4. EX2's whole part (its range: +inf, +0) and fraction, the turn's quadrant and mirror; u, the
    exact-case detects, the table address (the table's registered read is this stage's
@@ -130,41 +130,9 @@ class SpecialFunctionUnit(PipelinedUnit):
         is_inf = (biased == 0xFF) & (fraction == 0)
         is_nan = (biased == 0xFF) & (fraction != 0)
 
-        special = Signal()
-        special_value = Signal(32)
-        m.d.comb += special.eq(1)
-        with m.If(is_nan):
-            m.d.comb += special_value.eq(CANONICAL_NAN)
-        with m.Elif(is_zero):
-            with m.Switch(op):
-                with m.Case(SfuOp.EX2):
-                    m.d.comb += special_value.eq(ONE)
-                with m.Case(SfuOp.LN2):
-                    m.d.comb += special_value.eq(NEG_INF)
-                with m.Case(SfuOp.RCP):
-                    m.d.comb += special_value.eq(Cat(Const(POS_INF, 31), sign))
-                with m.Case(SfuOp.RSQ):
-                    m.d.comb += special_value.eq(POS_INF)
-                with m.Case(SfuOp.SIN, 6):
-                    m.d.comb += special_value.eq(0)
-                with m.Default():
-                    m.d.comb += special_value.eq(ONE)
-        with m.Elif(is_inf):
-            with m.Switch(op):
-                with m.Case(SfuOp.EX2):
-                    m.d.comb += special_value.eq(Mux(sign, 0, POS_INF))
-                with m.Case(SfuOp.LN2):
-                    m.d.comb += special_value.eq(POS_INF)
-                with m.Case(SfuOp.RCP):
-                    m.d.comb += special_value.eq(Cat(Const(0, 31), sign))
-                with m.Case(SfuOp.RSQ):
-                    m.d.comb += special_value.eq(0)
-                with m.Default():
-                    m.d.comb += special_value.eq(CANONICAL_NAN)
-        with m.Elif((op == SfuOp.EX2) & (a[:31] >= 0x4380_0000)):      # |A| >= 256
-            m.d.comb += special_value.eq(Mux(sign, 0, POS_INF))
-        with m.Else():
-            m.d.comb += special.eq(0)
+        # (the special results are chosen in stage 2 from these flags: in one cycle after the
+        # flush and the compare they made a ~13 ns path inside the lane datapath)
+        ex2_big = (op == SfuOp.EX2) & (a[:31] >= 0x4380_0000)          # |A| >= 256
 
         # the model's _signed_fixed, rounded to nearest (ties up): W = floor(A * 2^(bits + 1))
         # here, (W + 1) >> 1 in stage 3. A = m * 2^(biased - 150), so with m placed at bit
@@ -178,19 +146,56 @@ class SpecialFunctionUnit(PipelinedUnit):
         distance = Signal(signed(10))
         m.d.comb += distance.eq(150 - biased + is_ex2)
         s1 = register_stage(m, 1, {
-            "valid": self.i_valid, "special": special, "special_value": special_value,
+            "valid": self.i_valid,
+            "is_nan": is_nan, "is_zero": is_zero, "is_inf": is_inf, "ex2_big": ex2_big,
             "op": op, "sign": sign, "biased": biased, "fraction": fraction,
             "placed": Mux(sign, -significand, significand),
             "amount": Mux(distance > 63, 63, distance[:6]), "none": distance <= 0,
         })
 
-        # stage 2: the argument shift
+        # stage 2: the argument shift; the special results
+        special = Signal()
+        special_value = Signal(32)
+        m.d.comb += special.eq(1)
+        with m.If(s1["is_nan"]):
+            m.d.comb += special_value.eq(CANONICAL_NAN)
+        with m.Elif(s1["is_zero"]):
+            with m.Switch(s1["op"]):
+                with m.Case(SfuOp.EX2):
+                    m.d.comb += special_value.eq(ONE)
+                with m.Case(SfuOp.LN2):
+                    m.d.comb += special_value.eq(NEG_INF)
+                with m.Case(SfuOp.RCP):
+                    m.d.comb += special_value.eq(Cat(Const(POS_INF, 31), s1["sign"]))
+                with m.Case(SfuOp.RSQ):
+                    m.d.comb += special_value.eq(POS_INF)
+                with m.Case(SfuOp.SIN, 6):
+                    m.d.comb += special_value.eq(0)
+                with m.Default():
+                    m.d.comb += special_value.eq(ONE)
+        with m.Elif(s1["is_inf"]):
+            with m.Switch(s1["op"]):
+                with m.Case(SfuOp.EX2):
+                    m.d.comb += special_value.eq(Mux(s1["sign"], 0, POS_INF))
+                with m.Case(SfuOp.LN2):
+                    m.d.comb += special_value.eq(POS_INF)
+                with m.Case(SfuOp.RCP):
+                    m.d.comb += special_value.eq(Cat(Const(0, 31), s1["sign"]))
+                with m.Case(SfuOp.RSQ):
+                    m.d.comb += special_value.eq(0)
+                with m.Default():
+                    m.d.comb += special_value.eq(CANONICAL_NAN)
+        with m.Elif(s1["ex2_big"]):
+            m.d.comb += special_value.eq(Mux(s1["sign"], 0, POS_INF))
+        with m.Else():
+            m.d.comb += special.eq(0)
+
         placed = Signal(signed(25 + SHIFT_BASE))
         m.d.comb += placed.eq(s1["placed"].as_signed() << SHIFT_BASE)
         shifted = Signal(signed(36))
         m.d.comb += shifted.eq(Mux(s1["none"], 0, placed >> s1["amount"]))
         s2 = register_stage(m, 2, {
-            "valid": s1["valid"], "special": s1["special"], "special_value": s1["special_value"],
+            "valid": s1["valid"], "special": special, "special_value": special_value,
             "op": s1["op"], "sign": s1["sign"], "biased": s1["biased"],
             "fraction": s1["fraction"], "shifted": shifted,
         })
