@@ -7,17 +7,19 @@ LATENCY = 28 cycles later, never stalling. Every operation takes the same path, 
 is the longest operation's, DP4's (the stage numbers below count from the input register):
 
 * 1-7: ``alu_operands.LaneOperands``: the inputs registered, srcp, A, B and C per channel;
-* 8-11: four ``FpMul``, A·B per channel (FRC: A·1). Beside them, 8: the selects' decisions
-  (MIN, MAX, CND, CMP) and −floor(A); 9: each channel's addend, C, or −floor(A) for FRC, or
-  the select's pick, which rides the addend's registers on to stage 17; 8-13: the
-  ``SpecialFunctionUnit`` on the alpha unit's A;
+* 8-11: four ``FpMul``, A·B per channel (FRC: A·1). Beside them, 8: the selects' order keys
+  and C's compares, floor(A)'s fraction mask; 9: the selects' decisions (MIN, MAX, CND, CMP)
+  and −floor(A); 10: each channel's addend, C, or −floor(A) for FRC, or the select's pick,
+  which rides the addend's registers on to stage 17; 8-18: the ``SpecialFunctionUnit`` on the
+  alpha unit's A. The selects, the floor and the special function read copies of A's and B's
+  registers of their own, the multipliers theirs;
 * 12: the adders' operands, registered: product and addend per channel, but the green product
   as the red adder's second operand for DP3, DP4 and D2A;
 * 13-16: four ``FpAdd``, product + addend (the dot products: red + green);
-* 17: each unit's result but a dot product's (the sum, the pick or the special function; SOP:
-  the alpha unit's);
+* 17: each unit's result but a dot product's or a special function's (the sum or the pick;
+  SOP: the alpha unit's);
 * 17-20: ``FpAdd``, + the third product (DP3, DP4) or + C.b (D2A); 21: DP3's and D2A's results,
-  and the alpha unit's DP after DP3;
+  the alpha unit's DP after DP3, and the special function's result (SOP: in every channel);
 * 21-24: ``FpAdd``, + Aα·Bα (DP4); 25: DP4's results, in both units;
 * 26-28: four ``FpPost``, OMOD (two stages) then clamp.
 
@@ -38,8 +40,8 @@ from hdl.r500.alu_control import SelectKind
 from hdl.r500.alu_operands import ALPHA, SLOTS_LAYOUT, LaneOperands
 from hdl.r500.fp32 import SIGN, PipelinedUnit, flush
 from hdl.r500.fp_add import FpAdd
-from hdl.r500.fp_compare import HALF, ZERO, fp_ge, fp_gt, fp_lt, is_nan
-from hdl.r500.fp_frc import fp_floor
+from hdl.r500.fp_compare import HALF, ZERO, fp_ge, fp_gt, is_nan, order_key
+from hdl.r500.fp_frc import floor_parts, floor_value
 from hdl.r500.fp_mul import FpMul
 from hdl.r500.fp_post import FpPost
 from hdl.r500.operand_values import VEC4
@@ -51,7 +53,8 @@ CHANNELS = ALPHA + 1
 
 # the pipeline stages where each value is registered
 OPERANDS = LaneOperands.LATENCY
-DECISIONS = OPERANDS + 1                # the selects' decisions, −floor(A)
+KEYS = OPERANDS + 1                     # the compares' keys, floor(A)'s mask
+DECISIONS = KEYS + 1                    # the selects' decisions, −floor(A)
 ADDENDS = DECISIONS + 1                 # C, −floor(A) or the select's pick
 PRODUCTS = OPERANDS + FpMul.LATENCY
 SPECIAL = OPERANDS + SpecialFunctionUnit.LATENCY
@@ -62,7 +65,7 @@ DOT3_SUM = SUMS + FpAdd.LATENCY         # + the third term
 DOT3 = DOT3_SUM + 1                     # DP3, D2A and the alpha unit's DP done
 DOT4_SUM = DOT3_SUM + FpAdd.LATENCY     # + the fourth term
 RAW = DOT4_SUM + 1                      # DP4 done: every raw result
-assert ADDENDS <= PRODUCTS and SPECIAL <= SUMS
+assert ADDENDS <= PRODUCTS and SPECIAL <= DOT3_SUM
 
 
 def _unit(control, channel):
@@ -70,14 +73,24 @@ def _unit(control, channel):
     return control.alpha if channel == ALPHA else control.rgb
 
 
-def _takes_a(m, kind, a, b, c):
-    """A select's decision, A (1) or B (0), by its ``kind`` (a SelectKind view)."""
-    less = fp_lt(a, b)
+def _keys(a, b, c):
+    """What a select's decision needs, for one register between it and A, B, C: the order keys
+    of A and B (the flush and the key before a 32-bit compare made a ~14 ns path), whether
+    either is a NaN, and C's compares with constants (short)."""
+    return {"key_a": order_key(a), "key_b": order_key(b), "unordered": is_nan(a) | is_nan(b),
+            "c_gt_half": fp_gt(c, HALF), "c_ge_zero": fp_ge(c, ZERO)}
+
+
+def _takes_a(m, kind, keys):
+    """A select's decision, A (1) or B (0), by its ``kind`` (a SelectKind view), from
+    ``_keys``' values."""
+    less = keys["key_a"] < keys["key_b"]
+    ordered = ~keys["unordered"]
     decisions = {
-        SelectKind.MIN: less,
-        SelectKind.MAX: ~less & ~(is_nan(a) | is_nan(b)),          # a >= b, one comparator
-        SelectKind.CND: fp_gt(c, HALF),
-        SelectKind.CMP: fp_ge(c, ZERO),
+        SelectKind.MIN: ordered & less,
+        SelectKind.MAX: ordered & ~less,                            # a >= b, one comparator
+        SelectKind.CND: keys["c_gt_half"],
+        SelectKind.CMP: keys["c_ge_zero"],
     }
     takes = Signal()
     with m.Switch(kind):
@@ -135,22 +148,43 @@ class LaneAlu(PipelinedUnit):
             products.append(mul.o_result)
         m.submodules.sfu = sfu = SpecialFunctionUnit()
         m.d.comb += [sfu.i_valid.eq(valid), sfu.i_op.eq(control.special_op),
-                     sfu.i_a.eq(a[ALPHA])]
+                     sfu.i_a.eq(operands.o_a_sfu)]
+        # the selects and the floor read their own copies of A and B
+        a, b = operands.o_a_select, operands.o_b_select
 
-        # stage 8: the selects' decisions and FRC's floor; A and B flushed for the pick (the
-        # selects return the operand they choose flushed)
-        decided = {"valid": valid, "control": control}
+        # stage 8: the compares' keys and floor(A)'s mask; A and B flushed for the pick (the
+        # selects return the operand they choose flushed; the floor reads A flushed too)
+        keyed = {"valid": valid, "control": control}
         for channel in range(CHANNELS):
-            kind = _unit(control, channel).select_kind
-            decided.update({
-                f"a{channel}": flush(a[channel]), f"b{channel}": flush(b[channel]),
+            floor = floor_parts(m, a[channel])
+            keyed.update({
+                f"a{channel}": floor["flushed"], f"b{channel}": flush(b[channel]),
                 f"c{channel}": c[channel],
-                f"takes_a{channel}": _takes_a(m, kind, a[channel], b[channel], c[channel]),
-                f"neg_floor{channel}": fp_floor(m, a[channel]) ^ SIGN,
+                **{f"{name}{channel}": value
+                   for name, value in _keys(a[channel], b[channel], c[channel]).items()},
+                **{f"floor_{name}{channel}": value for name, value in floor.items()
+                   if name != "flushed"},
+            })
+        keyed = register_stage(m, KEYS, keyed)
+
+        # stage 9: the selects' decisions and −floor(A)
+        decided = {"valid": keyed["valid"], "control": keyed["control"]}
+        for channel in range(CHANNELS):
+            kind = _unit(keyed["control"], channel).select_kind
+            keys = {name: keyed[f"{name}{channel}"]
+                    for name in ("key_a", "key_b", "unordered", "c_gt_half", "c_ge_zero")}
+            floor = {"flushed": keyed[f"a{channel}"],
+                     **{name: keyed[f"floor_{name}{channel}"]
+                        for name in ("mask", "nan", "kept", "small")}}
+            decided.update({
+                f"a{channel}": keyed[f"a{channel}"], f"b{channel}": keyed[f"b{channel}"],
+                f"c{channel}": keyed[f"c{channel}"],
+                f"takes_a{channel}": _takes_a(m, kind, keys),
+                f"neg_floor{channel}": floor_value(m, floor) ^ SIGN,
             })
         decided = register_stage(m, DECISIONS, decided)
 
-        # stage 9: each channel's addend; a select's pick rides the addend's registers
+        # stage 10: each channel's addend; a select's pick rides the addend's registers
         addends = {"valid": decided["valid"], "control": decided["control"]}
         for channel in range(CHANNELS):
             unit = _unit(decided["control"], channel)
@@ -180,16 +214,13 @@ class LaneAlu(PipelinedUnit):
             **{f"addend{channel}": terms[f"addend{channel}"] for channel in range(CHANNELS)},
             "third_term": terms["third_term"], "fourth_term": terms[f"product{ALPHA}"],
         }, SUMS - TERMS)
-        special = delay(m, "special", {"special_result": sfu.o_result},
-                        SUMS - SPECIAL)["special_result"]
         control = terms["control"]
 
         # stages 17-20: + the third term
         dot3 = _adder(m, "add_dot3", terms["valid"], sums[0], terms["third_term"])
 
-        # stage 17: every result but a dot product's
-        alpha_early = Mux(control.alpha.sum, sums[ALPHA],
-                          Mux(control.special, special, terms[f"addend{ALPHA}"]))
+        # stage 17: every result but a dot product's or a special function's
+        alpha_early = Mux(control.alpha.sum, sums[ALPHA], terms[f"addend{ALPHA}"])
         early = {"valid": terms["valid"], "control": control,
                  "fourth_term": terms["fourth_term"], f"early{ALPHA}": alpha_early}
         for channel in range(ALPHA):
@@ -202,11 +233,16 @@ class LaneAlu(PipelinedUnit):
         # stages 21-24: + the fourth term
         dot4 = _adder(m, "add_dot4", early["valid"], dot3, early["fourth_term"])
 
-        # stage 21: DP3 and D2A done, and the alpha unit's DP after DP3
+        # stage 21: DP3 and D2A done, the alpha unit's DP after DP3, and the special function
+        # (SOP: in every channel); the special-function unit is too long for stage 17
+        special = delay(m, "special", {"special_result": sfu.o_result},
+                        DOT3_SUM - SPECIAL)["special_result"]
         done3 = {"valid": early["valid"], "control": control}
         for channel in range(CHANNELS):
             dot = control.alpha_dp if channel == ALPHA else control.dot
-            done3[f"result{channel}"] = Mux(dot, dot3, early[f"early{channel}"])
+            takes_special = control.special & (1 if channel == ALPHA else control.sop)
+            done3[f"result{channel}"] = Mux(dot, dot3, Mux(takes_special, special,
+                                                           early[f"early{channel}"]))
         done3 = delay(m, "done3", register_stage(m, DOT3, done3), DOT4_SUM - DOT3)
         control = done3["control"]
 

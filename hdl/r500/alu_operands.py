@@ -23,7 +23,8 @@ per cycle, never stalls:
 2. the lane-op's CONTROL (``alu_control``), each input's choice; srcp's operands
    (``PreSubtract``'s first stage);
 3-6. srcp's adders, the choices waiting beside them;
-7. A, B, C.
+7. A, B, C (A and B also in copies of their registers, one per group of readers in
+   ``LaneAlu``).
 """
 
 from amaranth import Module, Mux, Signal
@@ -33,6 +34,7 @@ from amaranth.lib.wiring import In, Out
 from hdl.isa import (Mod, Sel, Swizzle, US_ALU_ALPHA_INST, US_ALU_RGB_INST,
                      US_ALU_RGBA_INST)
 from hdl.lib.pipeline import delay, register_stage
+from hdl.lib.synthesis import REGISTER_COPY
 from hdl.r500.alu_control import CONTROL, decode_control
 from hdl.r500.fp32 import HALF, ONE, ZERO, PipelinedUnit
 from hdl.r500.operand_values import VEC4, source_modifier
@@ -128,6 +130,12 @@ class LaneOperands(PipelinedUnit):
     o_a: Out(VEC4)
     o_b: Out(VEC4)
     o_c: Out(VEC4)
+    # copies of A's and B's registers (the same values): o_a and o_b for the multipliers,
+    # these for the selects' compares, the floor and the picks, o_a_sfu (the alpha unit's A)
+    # for the special-function unit, each group of readers placed near its own copy
+    o_a_select: Out(VEC4)
+    o_b_select: Out(VEC4)
+    o_a_sfu: Out(32)
 
     def elaborate(self, platform):
         m = Module()
@@ -167,13 +175,25 @@ class LaneOperands(PipelinedUnit):
         chosen = delay(m, "chosen", chosen, PreSubtract.LATENCY - 1)
 
         # stage 7: the values
+        values = {key: operand_value(srcp.o_result, chosen[key]) for key in choices}
         last = register_stage(m, self.LATENCY, {
-            "valid": chosen["valid"], "control": chosen["control"],
-            **{key: operand_value(srcp.o_result, chosen[key]) for key in choices},
+            "valid": chosen["valid"], "control": chosen["control"], **values,
         })
         m.d.comb += [self.o_valid.eq(last["valid"]), self.o_control.eq(last["control"])]
         for letter in "abc":
             port = getattr(self, f"o_{letter}")
             m.d.comb += [port[channel].eq(last[f"{letter}{channel}"])
                          for channel in range(ALPHA + 1)]
+        # the copies: one register feeding every reader was routed across the unit (the
+        # flush logic its readers shared sat far from all of them: ~14 ns at stage 8)
+        copies = [(self.o_a_select[channel], values[f"a{channel}"], f"a{channel}_select")
+                  for channel in range(ALPHA + 1)]
+        copies += [(self.o_b_select[channel], values[f"b{channel}"], f"b{channel}_select")
+                   for channel in range(ALPHA + 1)]
+        copies.append((self.o_a_sfu, values[f"a{ALPHA}"], f"a{ALPHA}_sfu"))
+        for port, value, name in copies:
+            copy = Signal(32, name=f"s{self.LATENCY}_{name}", reset_less=True,
+                          attrs=REGISTER_COPY)
+            m.d.sync += copy.eq(value)
+            m.d.comb += port.eq(copy)
         return m

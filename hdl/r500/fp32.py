@@ -56,8 +56,13 @@ def round_pack(sign, exp_field, kept, guard, sticky):
     round_up = guard & (sticky | kept[0])
     pattern = (exp_field << 23) + kept + round_up
     signed_zero = Cat(Const(0, 31), sign)
-    return Mux(pattern >= POS_INF, Cat(Const(POS_INF, 31), sign),
-               Mux(pattern < MIN_NORMAL, signed_zero, Cat(pattern[:31], sign)))
+    # the range tests as bit tests on the exponent field and above (POS_INF is 0xFF << 23,
+    # MIN_NORMAL 1 << 23): a compare would be a second carry chain after the sum's
+    assert POS_INF == 0xFF << 23 and MIN_NORMAL == 1 << 23
+    overflow = (pattern[23:31] == 0xFF) | (pattern[31:] != 0)
+    tiny = pattern[23:] == 0
+    return Mux(overflow, Cat(Const(POS_INF, 31), sign),
+               Mux(tiny, signed_zero, Cat(pattern[:31], sign)))
 
 
 def grid_round_pack(m, bits, grid_shift, sign, exp_field, low):

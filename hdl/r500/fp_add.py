@@ -57,6 +57,15 @@ def leading_zero_count(x):
     return hi_zero & lo_zero, Cat(Mux(hi_zero, lo_count, hi_count), hi_zero)
 
 
+def shift_left_from_top(x, amount):
+    """``x << amount`` (the width of ``x`` kept), shifting by ``amount``'s top bit first: a
+    leading-zero count's top bits are ready first, so each step waits only for its own bit
+    (Yosys builds a shifter from the bottom bit, behind the whole count)."""
+    for i in reversed(range(len(amount))):
+        x = Mux(amount[i], Cat(Const(0, 1 << i), x)[:len(x)], x)
+    return x
+
+
 class FpAdd(BinaryFpUnit):
     """``o_result = a + b`` (binary32 patterns, R500 rules), LATENCY cycles after ``i_valid``."""
 
@@ -142,7 +151,7 @@ class FpAdd(BinaryFpUnit):
             "sign": s2["sign"],
             # the biased exponent minus one (the hidden bit adds it back): exp + 1 - shift - 1
             "exp_field": s2["exp"] - norm_shift,
-            "norm": (total << norm_shift)[:SUM_BITS],
+            "norm": shift_left_from_top(total, norm_shift),
         })
 
         # stage 4: round (the kept 24 bits, then guard and sticky), pack

