@@ -47,7 +47,7 @@ def make(unit):
         return TextureUnit()
     from hdl.config import preset
     from hdl.r500.core import R500Core
-    return R500Core(preset("ulx3s").r500)
+    return R500Core(preset("ulx3s-r500").r500)
 
 
 def synthesise(unit, out):

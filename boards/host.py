@@ -349,19 +349,21 @@ SIM_DIVISOR = 8
 SIM_LINK_TIMEOUT_BYTES = 32
 
 
-def render_simulated(scene, fault_rate=0.0, seed=0, divisor=SIM_DIVISOR, log=None):
+def render_simulated(scene, fault_rate=0.0, seed=0, divisor=SIM_DIVISOR, log=None,
+                     preset_name=None):
     """``render_on_board`` against the board top (boards/sim_board.py: UART, the host-link
     bridge, the GPU) compiled by sim/fast, over its simulated line with faults injected
     (boards/sim_uart.py) at ``fault_rate`` per byte each way. Returns (RGB, info) where info
     adds: ``client`` (its stats), ``faults`` (the FaultInjector), ``gpu_writes`` (the writes
-    the GPU's host port took) and ``meant_writes`` (those the host tool asked for)."""
+    the GPU's host port took) and ``meant_writes`` (those the host tool asked for). The board
+    is ``preset_name``'s (default: ``ulx3s``, or ``ulx3s-r500`` for a scene with a program)."""
     from boards.sim_board import simulated_board_config, simulated_board_design
     from boards.sim_uart import CompiledSerial, FaultInjector
     from firmware.rom import default_rom
     from sim.fast import FastSim
 
     faults = FaultInjector(fault_rate, seed)
-    config = simulated_board_config(scene)
+    config = simulated_board_config(scene, name=preset_name)
     link_timeout = SIM_LINK_TIMEOUT_BYTES * 10 * divisor
     fast = FastSim(simulated_board_design(default_rom(), config, divisor, link_timeout), log=log)
     monitor = fast.add_write_monitor("gpu_write_valid", "gpu_write_addr", "gpu_write_data")
@@ -420,8 +422,9 @@ def main(argv=None):
                         help=f"baud rate of the board's host link (default {DEFAULT_BAUD})")
     parser.add_argument("--out", required=True, help="image file to write (.png or .ppm)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the frame")
-    parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
-                        help="the preset the board's bitstream was built with (default 'ulx3s')")
+    parser.add_argument("--config", default=None, choices=PRESET_NAMES,
+                        help="the preset the board's bitstream was built with (default "
+                             "'ulx3s', with --shader 'ulx3s-r500')")
     parser.add_argument("--shader", help="shade the hits with this R500 program, as for "
                                          "python -m sim.render")
     parser.add_argument("--constants", help="the R500 program's constants, as for sim.render")
@@ -436,12 +439,14 @@ def main(argv=None):
         if args.shader or args.constants:
             from sim.render import shading_for
             scene.shader = shading_for(scene, args.shader, args.constants)
-        config = preset(args.config)
+        name = args.config or ("ulx3s-r500" if scene.shader else "ulx3s")
+        config = preset(name)
         config.check_fits(scene)
         if args.simulated:
             from sim.fast import BuildError, FastSimError
             try:
-                rgb, info = render_simulated(scene, rate, args.seed, log=lambda text: None)
+                rgb, info = render_simulated(scene, rate, args.seed, log=lambda text: None,
+                                             preset_name=name)
             except (BuildError, FastSimError) as e:
                 raise RuntimeError(f"simulated board: {e}") from None
             write_image(args.out, rgb)

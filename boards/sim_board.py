@@ -47,14 +47,16 @@ def _round_up(n, minimum):
     return size
 
 
-def simulated_board_config(scene, cores=1):
-    """The board's GPU (the ``ulx3s`` preset) with ``cores`` cores and memories for ``scene``,
-    sizes rounded up to powers of two so that similar scenes share one compiled model."""
+def simulated_board_config(scene, cores=1, name=None):
+    """The board's GPU (preset ``name``; default ``ulx3s``, or ``ulx3s-r500`` for a scene with
+    an R500 program) with ``cores`` cores and memories for ``scene``, sizes rounded up to powers
+    of two so that similar scenes share one compiled model."""
     from hdl.config import preset
-    board = preset("ulx3s")
+    name = name or ("ulx3s-r500" if scene.shader is not None else "ulx3s")
+    board = preset(name)
     board.check_fits(scene)      # what the real board refuses, the simulated one does too
     config = preset(
-        "ulx3s", cores=cores,
+        name, cores=cores,
         max_triangles=_round_up(len(scene.triangles), 16),
         tmem_words=min(board.tmem_words, _round_up(len(scene.texture), 1024)),
         omem_words=min(board.omem_words, _round_up(3 * scene.pixel_count, 1024)),

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from hdl.isa import R500_TEMPS, R500_MAX_INSTRUCTIONS
 
 __all__ = ["DividerSharing", "CoreConfig", "R500Config", "GpuConfig", "PRESETS", "preset",
-           "PRESET_NAMES", "SceneDoesNotFit", "TEXTURE_SHIFT", "TEXTURE_MAX"]
+           "PRESET_NAMES", "CORE_PRESET_NAMES", "SceneDoesNotFit", "TEXTURE_SHIFT", "TEXTURE_MAX"]
 
 #: a texture word is an 8-bit colour << TEXTURE_SHIFT (what the 8-bit texture store keeps)
 TEXTURE_SHIFT = 9
@@ -227,6 +227,10 @@ _BOARD_CORE = CoreConfig(divider=DividerSharing.PAIR, serial_sqrt=True, cross_pa
                          simple_latency=2, alu_forwarding=False, user_words=64,
                          lut_code_ram=True)
 
+_BOARD = dict(core=_BOARD_CORE, max_triangles=128, tmem_words=3 * 256 * 256,
+              omem_words=3 * 200 * 200, max_bands=32, narrow_stores=True, slotted_ports=True,
+              fixed_memories=True)
+
 PRESETS = {
     "full": GpuConfig(core=CoreConfig(divider=DividerSharing.LANES, serial_sqrt=False,
                                       cross_passes=1, simple_latency=1, alu_forwarding=True),
@@ -234,14 +238,19 @@ PRESETS = {
     "default": GpuConfig(),
     # the board's scene class: example3's 118 triangles, a 256 x 256 texture, a 200 x 200 image
     # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
-    "ulx3s": GpuConfig(core=_BOARD_CORE, cores=2, max_triangles=128, tmem_words=3 * 256 * 256,
-                       omem_words=3 * 200 * 200, max_bands=32, narrow_stores=True,
-                       slotted_ports=True, fixed_memories=True,
-                       r500=R500Config(temporaries=32, contexts=1, instructions=64,
-                                       lut_code_ram=True),
-                       r500_row_words=2048),
+    "ulx3s": GpuConfig(cores=4, r500=None, **_BOARD),
+    # the board with the R500 stage: two THEIA cores leave it the block RAMs (docs/fpga.md,
+    # "The R500 stage on the board"); its timing is not closed yet
+    "ulx3s-r500": GpuConfig(cores=2, r500=R500Config(temporaries=32, contexts=1, instructions=64,
+                                                     lut_code_ram=True),
+                            r500_row_words=2048, **_BOARD),
 }
 PRESET_NAMES = tuple(PRESETS)
+#: the presets with a shader core of their own (the first preset of each core configuration):
+#: what core-level tests run on
+CORE_PRESET_NAMES = tuple(name for k, name in enumerate(PRESET_NAMES)
+                          if all(PRESETS[name].core != PRESETS[other].core
+                                 for other in PRESET_NAMES[:k]))
 
 
 def preset(name, **changes):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from hdl.config import PRESET_NAMES, preset
+from hdl.config import CORE_PRESET_NAMES, preset
 from tests.helpers import SCENES_DIR
 
 
@@ -18,10 +18,11 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: -_weight(item))
 
 
-@pytest.fixture(scope="session", params=PRESET_NAMES)
+@pytest.fixture(scope="session", params=CORE_PRESET_NAMES)
 def preset_name(request):
-    """Each configuration preset that ships (hdl/config.py: full, default, ulx3s): a test that
-    takes this fixture, or ``core_config``, runs once on each."""
+    """Each configuration preset with a core of its own (hdl/config.py: full, default, ulx3s;
+    ulx3s-r500 has ulx3s's core): a test that takes this fixture, or ``core_config``, runs once
+    on each."""
     return request.param
 
 

@@ -6,11 +6,11 @@ import json
 import pytest
 
 from bench.main_cycles import main
-from hdl.config import PRESET_NAMES
+from hdl.config import CORE_PRESET_NAMES
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("config", PRESET_NAMES)
+@pytest.mark.parametrize("config", CORE_PRESET_NAMES)
 def test_main_cycles_runs_on_every_preset(config, scenes_dir, tmp_path, capsys):
     out = tmp_path / "cycles.json"
     main(["--scene", str(scenes_dir / "example3"), "--config", config, "--samples", "4",

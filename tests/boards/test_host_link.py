@@ -430,14 +430,15 @@ def test_host_tool_simulated_with_faults_renders_the_models_frame():
 
 def _on_board_and_model(scene):
     """``scene`` rendered by the host tool over the simulated UART into the board top's GPU
-    (the ulx3s preset, memories of the scene's size, one core): (its RGB, its info, the
-    model's RGB)."""
+    (the ulx3s preset, or ulx3s-r500 for a scene with a program; memories of the scene's size,
+    one core): (its RGB, its info, the model's RGB)."""
     from firmware.rom import default_rom
     from sim.image import words_to_rgb
     from sim.sequencer import render_model
     from hdl.gpu.gpu import Gpu
 
-    config = preset("ulx3s", cores=1, max_triangles=max(1, len(scene.triangles)),
+    config = preset("ulx3s-r500" if scene.shader else "ulx3s", cores=1,
+                    max_triangles=max(1, len(scene.triangles)),
                     tmem_words=len(scene.texture), omem_words=3 * scene.pixel_count,
                     max_bands=len(scene.bands), user_words=max(16, len(scene.user_code or [])))
     board = Board(Gpu(default_rom(), config), link_timeout=1 << 12)

@@ -302,9 +302,10 @@ def test_default_tools_follow_the_core_count():
     assert default_tools(FLOORPLAN_MIN_CORES) == ("static", "router2")
     assert default_tools(8) == ("static", "router2")
     assert default_tools(1) == ("heap", "router1")
-    assert quadrants(preset("ulx3s", cores=2)) == 4
-    assert quadrants(preset("ulx3s", cores=2, r500=None)) == 2
-    assert quadrants(preset("ulx3s", cores=1)) == 3
+    assert quadrants(preset("ulx3s-r500", cores=2)) == 4
+    assert quadrants(preset("ulx3s-r500", cores=2, r500=None)) == 2
+    assert quadrants(preset("ulx3s-r500", cores=1)) == 3
+    assert quadrants(preset("ulx3s")) == 4
 
 
 def test_cli_takes_one_nextpnr_option_that_starts_with_a_dash(monkeypatch, tmp_path):

@@ -19,7 +19,7 @@ from amaranth.sim import Simulator
 from hdl.isa import MASK32, OPS, SWIZZLES, Kind, Op
 from hdl.alu.multiplier import Multiplier
 from hdl.alu.valu import ALU_OPS, CLASS_OF, MULTIPLIER_OPS, LatencyClass
-from hdl.config import PRESET_NAMES, DividerSharing, preset
+from hdl.config import CORE_PRESET_NAMES, DividerSharing, preset
 from sim.alu_harness import AluUnderTest
 from sim.semantics import alu_result
 from tests.helpers.alu import EDGES, TAG_WIDTH, pack, random_word, unpack
@@ -378,7 +378,7 @@ def test_directed_corner_cases(core_config):
 
 
 #: the presets whose cores share a divider by two
-PAIR_PRESETS = [name for name in PRESET_NAMES
+PAIR_PRESETS = [name for name in CORE_PRESET_NAMES
                 if preset(name).core.divider == DividerSharing.PAIR]
 
 

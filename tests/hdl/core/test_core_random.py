@@ -19,7 +19,7 @@ import pytest
 
 from firmware.asm import assemble
 from firmware.rom import default_rom
-from hdl.config import PRESET_NAMES
+from hdl.config import CORE_PRESET_NAMES
 from hdl.isa import NUM_REGS, BANK_SWAP, BANK_OUTPUT, USER_CODE_START, Kind, Op, OPS, SWIZZLES
 from sim.core_pysim import (core_under_test, MemoryModel, poke_code, poke_register, read_registers, flip_swap,
                           run_routine, simulate)
@@ -30,12 +30,12 @@ from sim.random_program import (random_program, INTERESTING_VALUES, BRANCH_OPCOD
 #: the seeds each preset's core runs: 70 programs each, 210 in all
 PROGRAMS_PER_PRESET = 70
 SEEDS = {name: range(k * PROGRAMS_PER_PRESET, (k + 1) * PROGRAMS_PER_PRESET)
-         for k, name in enumerate(PRESET_NAMES)}
+         for k, name in enumerate(CORE_PRESET_NAMES)}
 #: and the memory-heavy ones (TMREAD/OMWRITE about half the blocks, a slow memory)
 MEMORY_PROGRAMS_PER_PRESET = 10
 MEMORY_SEEDS = {name: range(10_000 + k * MEMORY_PROGRAMS_PER_PRESET,
                             10_000 + (k + 1) * MEMORY_PROGRAMS_PER_PRESET)
-                for k, name in enumerate(PRESET_NAMES)}
+                for k, name in enumerate(CORE_PRESET_NAMES)}
 TMEM_WORDS = 64
 OMEM_WORDS = 64
 USER_WORDS = 1024

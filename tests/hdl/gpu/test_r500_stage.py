@@ -56,7 +56,7 @@ def test_frame_matches_model_on_the_boards_r500_stage():
     """The board's R500 stage (the ``ulx3s`` preset's: one context, the instructions in LUT
     RAM) on two cores."""
     scene = scene_with("lit", 10, bands=5, constants=LIT_CONSTANTS)
-    got, want, stats, routines = rtl_and_model(scene, 2, r500_from="ulx3s")
+    got, want, stats, routines = rtl_and_model(scene, 2, r500_from="ulx3s-r500")
     assert got == want
     assert stats["r500_quads"] == 25 and stats["r500_instructions"] == routines["R500"]
 
