@@ -13,6 +13,7 @@ The synthesised netlist is kept in DIR and reused (delete it after changing the 
 """
 
 import argparse
+import importlib
 import json
 import re
 import subprocess
@@ -23,28 +24,20 @@ from hdl.lib import tools
 from hdl.lib.synthesis import YOSYS_AFTER_READ
 from bench.placed_paths import _path_ends, clock_offset
 
-UNITS = ("fpadd", "fpmul", "sfu", "operands", "alu", "tex", "core")
+#: unit name -> (module, class) of the units built without parameters
+_PLAIN_UNITS = {
+    "fpadd": ("hdl.r500.fp_add", "FpAdd"), "fpmul": ("hdl.r500.fp_mul", "FpMul"),
+    "sfu": ("hdl.r500.sfu", "SpecialFunctionUnit"),
+    "operands": ("hdl.r500.alu_operands", "LaneOperands"), "alu": ("hdl.r500.alu", "LaneAlu"),
+    "tex": ("hdl.r500.texture", "TextureUnit"),
+}
+UNITS = (*_PLAIN_UNITS, "core")
 
 
 def make(unit):
-    if unit == "fpadd":
-        from hdl.r500.fp_add import FpAdd
-        return FpAdd()
-    if unit == "fpmul":
-        from hdl.r500.fp_mul import FpMul
-        return FpMul()
-    if unit == "sfu":
-        from hdl.r500.sfu import SpecialFunctionUnit
-        return SpecialFunctionUnit()
-    if unit == "operands":
-        from hdl.r500.alu_operands import LaneOperands
-        return LaneOperands()
-    if unit == "alu":
-        from hdl.r500.alu import LaneAlu
-        return LaneAlu()
-    if unit == "tex":
-        from hdl.r500.texture import TextureUnit
-        return TextureUnit()
+    if unit in _PLAIN_UNITS:
+        module, name = _PLAIN_UNITS[unit]
+        return getattr(importlib.import_module(module), name)()
     from hdl.config import preset
     from hdl.r500.core import R500Core
     return R500Core(preset("ulx3s-r500").r500)

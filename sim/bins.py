@@ -144,17 +144,13 @@ def _cross_box_const(box, c):
     return None if None in lanes else lanes
 
 
-def _magnitude(v):
-    return -v if v < 0 else v
-
-
 def _quotient(h, d):
     """Bounds of div(h, d) as a signed number over intervals h and d; None if unbounded (d
     may be 0, or the quotient may leave 31 bits and wrap)."""
     if h is None or d is None or d[0] <= 0 <= d[1]:
         return None
-    largest = max(_magnitude(v) for v in h) << SCALE
-    if largest // min(_magnitude(v) for v in d) > INT32_MAX:
+    largest = max(abs(v) for v in h) << SCALE
+    if largest // min(abs(v) for v in d) > INT32_MAX:
         return None
     ends = [fx.signed32(fx.div(a & MASK32, b & MASK32)) for a in h for b in d]
     return min(ends), max(ends)
