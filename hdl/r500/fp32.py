@@ -5,7 +5,7 @@ at bit 0 of ``kept`` (24 bits with the hidden bit, fewer significant bits on the
 ``guard`` is the next bit down and ``sticky`` the OR of the rest.
 """
 
-from amaranth import Cat, Const, Mux, Signal
+from amaranth import Cat, Const, Mux, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -53,14 +53,23 @@ def round_pack(sign, exp_field, kept, guard, sticky):
     bumps the exponent by itself. Then, as the model: infinity from POS_INF up, and a pattern
     below 2^-126 flushes to the zero of its sign.
     """
+    assert len(kept) == FRACTION_BITS + 1
     round_up = guard & (sticky | kept[0])
     pattern = (exp_field << 23) + kept + round_up
     signed_zero = Cat(Const(0, 31), sign)
-    # the range tests as bit tests on the exponent field and above (POS_INF is 0xFF << 23,
-    # MIN_NORMAL 1 << 23): a compare would be a second carry chain after the sum's
+    # The range tests (POS_INF is 0xFF << 23, MIN_NORMAL 1 << 23) on the sum's bits from 23 up,
+    # exp_field + k, worked out beside the sum rather than after its carry chain: k, what
+    # kept + round_up carries into bit 23 and above, is the hidden bit plus the rounding's
+    # carry out of the fraction (0, 1 or 2). So only the final choice waits for the sum.
     assert POS_INF == 0xFF << 23 and MIN_NORMAL == 1 << 23
-    overflow = (pattern[23:31] == 0xFF) | (pattern[31:] != 0)
-    tiny = pattern[23:] == 0
+    exp_field = Value.cast(exp_field)
+    hidden = kept[FRACTION_BITS]
+    carry = round_up & kept[:FRACTION_BITS].all()
+    high = exp_field[8:] != 0 if len(exp_field) > 8 else Const(0, 1)
+    low = exp_field[:8]
+    overflow = (high | (low == 0xFF) | ((low == 0xFE) & (hidden | carry))
+                | ((low == 0xFD) & hidden & carry))
+    tiny = ~high & (low == 0) & ~hidden & ~carry
     return Mux(overflow, Cat(Const(POS_INF, 31), sign),
                Mux(tiny, signed_zero, Cat(pattern[:31], sign)))
 

@@ -7,9 +7,11 @@ significands exactly, round the 48-bit product once to nearest even.
 
 Pipeline, LATENCY = 4 cycles, one new product every cycle, never stalls:
 
-1. flush, the special results, the significands with their hidden bits, the exponent sum;
-2. four 12x12 partial products of the significands, one ECP5 MULT18X18D each (Yosys
-   ``mul2dsp``), registered right after the DSP so no adder follows it in the same cycle;
+1. the special cases (a zero or subnormal factor, NaN, infinity) as flags, the significands
+   with their hidden bits, the exponent sum;
+2. the special result from the flags; four 12x12 partial products of the significands, one
+   ECP5 MULT18X18D each (Yosys ``mul2dsp``), registered right after the DSP so no adder
+   follows it in the same cycle;
 3. their sum (one carry-save layer and one 48-bit adder), normalised so the leading one is bit
    47 (the product of two [1, 2) significands is in [1, 4): at most a one-bit shift), and the
    biased exponent;
@@ -26,7 +28,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 
 from hdl.alu.multiplier import carry_save_add
 from hdl.lib.pipeline import register_stage
-from hdl.r500.fp32 import BIAS, BinaryFpUnit, CANONICAL_NAN, POS_INF
+from hdl.r500.fp32 import BIAS, BinaryFpUnit, CANONICAL_NAN, POS_INF, fields
 
 __all__ = ["FpMul"]
 
@@ -46,34 +48,32 @@ class FpMul(BinaryFpUnit):
     def elaborate(self, platform):
         m = Module()
 
-        # stage 1: specials, significands, exponent sum
-        a, b, (sign_a, exp_a, frac_a), (sign_b, exp_b, frac_b) = self.flushed_operands()
+        # stage 1: specials, significands, exponent sum. The operands' fields as they come: a
+        # flush only turns a zero exponent's fraction to 0, and a zero exponent makes the
+        # result special (a zero factor), so the product of the raw fractions is never used
+        # then (the flush in front of the DSPs and the exponent add was logic on this stage's
+        # paths)
+        (sign_a, exp_a, frac_a), (sign_b, exp_b, frac_b) = fields(self.i_a), fields(self.i_b)
         sign = sign_a ^ sign_b
 
-        special = Signal()
-        special_value = Signal(32)
-        m.d.comb += special.eq(1)
-        # the model's order: a zero factor wins over NaN and infinity
-        with m.If((exp_a == 0) | (exp_b == 0)):
-            m.d.comb += special_value.eq(Cat(Const(0, 31), sign))
-        with m.Elif(((exp_a == 0xFF) & (frac_a != 0)) | ((exp_b == 0xFF) & (frac_b != 0))):
-            m.d.comb += special_value.eq(CANONICAL_NAN)
-        with m.Elif((exp_a == 0xFF) | (exp_b == 0xFF)):
-            m.d.comb += special_value.eq(Cat(Const(POS_INF, 31), sign))
-        with m.Else():
-            m.d.comb += special.eq(0)
-
+        # the special result is one of three, chosen in stage 2 from these flags: in the
+        # model's order, a zero factor wins over NaN and infinity
+        zero = (exp_a == 0) | (exp_b == 0)
+        nan = ((exp_a == 0xFF) & (frac_a != 0)) | ((exp_b == 0xFF) & (frac_b != 0))
         s1 = register_stage(m, 1, {
-            "valid": self.i_valid, "special": special, "special_value": special_value,
+            "valid": self.i_valid, "special": zero | (exp_a == 0xFF) | (exp_b == 0xFF),
+            "zero": zero, "nan": nan,
             "sign": sign, "exp_sum": exp_a + exp_b,
             "m_a": Cat(frac_a, 1), "m_b": Cat(frac_b, 1),
         })
+        special_value = Mux(s1["zero"], Cat(Const(0, 31), s1["sign"]),
+                            Mux(s1["nan"], CANONICAL_NAN, Cat(Const(POS_INF, 31), s1["sign"])))
 
         # stage 2: the partial products, one DSP each
         a_lo, a_hi = s1["m_a"][:HALF], s1["m_a"][HALF:]
         b_lo, b_hi = s1["m_b"][:HALF], s1["m_b"][HALF:]
         s2 = register_stage(m, 2, {
-            "valid": s1["valid"], "special": s1["special"], "special_value": s1["special_value"],
+            "valid": s1["valid"], "special": s1["special"], "special_value": special_value,
             "sign": s1["sign"], "exp_sum": s1["exp_sum"],
             "pp_ll": a_lo * b_lo, "pp_lh": a_lo * b_hi, "pp_hl": a_hi * b_lo,
             "pp_hh": a_hi * b_hi,

@@ -82,11 +82,14 @@ def floor_shift(m, x, bits):
     # x = significand 2^(exp - 150), so floor(x) 2^bits = placed >> (150 + bits - exp); a
     # negative shift only moves zeros into the low bits (clamped to 0), and from the width on
     # the shift leaves the sign alone (clamped there)
-    distance = Signal(signed(10))
-    m.d.comb += distance.eq(BIAS + FRACTION_BITS + bits - exp)
+    # (the clamps compare the exponent with constants, beside the subtraction rather than
+    # after it: a compare on the difference was a second carry chain in the cycle)
+    top = BIAS + FRACTION_BITS + bits
+    distance = Signal(range(top + 1))
+    m.d.comb += distance.eq(top - exp)
     shift = Signal(range(len(placed)))
-    m.d.comb += shift.eq(Mux(distance < 0, 0,
-                             Mux(distance >= len(placed), len(placed) - 1, distance)))
+    m.d.comb += shift.eq(Mux(exp > top, 0,
+                             Mux(exp <= top - len(placed), len(placed) - 1, distance)))
     return sign & (exp != 0), ~sign & (exp >= BIAS + bits), placed, shift
 
 

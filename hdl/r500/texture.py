@@ -259,9 +259,11 @@ class TextureUnit(wiring.Component):
         busy = Signal()
         step = Signal(range(FILTER + 1))
         sampler = request.sampler
-        is_proj = request.op == TexOp.PROJ
-        is_kill = request.op == TexOp.TEXKILL
-        bilinear = sampler.bilinear & ~is_kill
+        # the lane's kind, decoded as it is accepted: flags from flip-flops (decoded from the
+        # request register, they were the texel addresses' slowest path: op -> BILINEAR ->
+        # the x/y choice -> the floor's shift distance)
+        is_proj, is_kill, bilinear = (Signal(name=name, reset_less=True)
+                                      for name in ("is_proj", "is_kill", "bilinear"))
         s, t, q = request.coords[0], request.coords[1], request.coords[3]
 
         def at(k, mode=1):
@@ -280,7 +282,10 @@ class TextureUnit(wiring.Component):
         with m.If(accept):
             # the first step, or the one before it to keep the phase: step k on phase k mod 2
             start = Mux(given.op == TexOp.PROJ, RCP_S, HALF_X)
-            m.d.sync += [request.eq(given), busy.eq(1), step.eq(start - (start[0] ^ ~phase))]
+            m.d.sync += [request.eq(given), busy.eq(1), step.eq(start - (start[0] ^ ~phase)),
+                         is_proj.eq(given.op == TexOp.PROJ),
+                         is_kill.eq(given.op == TexOp.TEXKILL),
+                         bilinear.eq(given.sampler.bilinear & (given.op != TexOp.TEXKILL))]
         with m.Elif(busy & (step < end)):
             m.d.sync += step.eq(step + 1)
 
