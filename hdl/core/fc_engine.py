@@ -42,6 +42,14 @@ cycle):
 
 State changes on the clock edge: the FC instruction's effects when ``valid`` and not ``error``;
 ALU writes whenever given.
+
+``same_cycle=False`` (the R500 core) takes ``start`` and the ALU writes from the next cycle on
+and gives ``aL`` from a flip-flop, so that the decision and ``aL`` start from flip-flops, off
+the paths of what drives ``start`` and the writes (in the R500 core the same-cycle views made
+its slowest paths: ``start`` -> the quad engine's decision, and -> ``aL`` -> the decoder's
+fault -> D's enables). It suits a user that never gives an FC instruction in the cycle of
+``start`` or of an ALU write, nor in the cycle right after an FC instruction (``aL`` is then the
+value the state had the cycle before, 0 the cycle after ``start``).
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -65,7 +73,8 @@ _ACTIVE, _INACTIVE, _BREAK, _CONTINUE = (int(s) for s in LaneState)
 
 
 class FlowControlEngine(wiring.Component):
-    def __init__(self, lanes, loop_depth=8, addr_depth=8, counter_bits=6, jump_addr_bits=16):
+    def __init__(self, lanes, loop_depth=8, addr_depth=8, counter_bits=6, jump_addr_bits=16,
+                 same_cycle=True):
         if lanes < 1 or loop_depth < 0 or addr_depth < 0 or counter_bits < 1 or jump_addr_bits < 1:
             raise ValueError("need lanes >= 1, depths >= 0, counter_bits >= 1, jump_addr_bits >= 1")
         self.lanes = lanes
@@ -73,6 +82,7 @@ class FlowControlEngine(wiring.Component):
         self.addr_depth = addr_depth
         self.counter_bits = counter_bits
         self.jump_addr_bits = jump_addr_bits
+        self.same_cycle = same_cycle
         super().__init__({
             "start": In(1),
             "valid": In(1),
@@ -132,10 +142,11 @@ class FlowControlEngine(wiring.Component):
                       for i in range(self.addr_depth)]
         self.alu_result_r, self.pred_r = alu_r, pred_r
 
-        start = self.start
         inst, addr = self.inst, self.addr
 
         # --- the state this cycle works on: the start state while ``start`` ------------------
+        # (``same_cycle=False``: the state as the flip-flops hold it; ``start`` resets them)
+        start = self.start if self.same_cycle else 0
         state0 = [wire(f"lane{i}_state0", 2, Mux(start, _ACTIVE, self.lane_state[i]))
                   for i in range(L)]
         value0 = [wire(f"lane{i}_value0", value_bits, Mux(start, 0, self.lane_value[i]))
@@ -157,6 +168,8 @@ class FlowControlEngine(wiring.Component):
             we = Mux(active0[i], self.pred_we[i], 0)
             pred.append(wire(f"lane{i}_pred_eff", 4,
                              (pred0[i] & ~we) | (self.pred[i] & we)))
+        # what the FC decision reads: with this cycle's writes, or the flip-flops alone
+        wish_alu, wish_pred = (alu, pred) if self.same_cycle else (alu0, pred0)
 
         # --- decode ------------------------------------------------------------------------
         op = inst.OP
@@ -176,7 +189,12 @@ class FlowControlEngine(wiring.Component):
                 m.d.comb += [top_count.eq(loop_count[i]), top_al.eq(loop_al[i])]
             with m.If((loop_sp > i) & loop_is_loop[i]):
                 m.d.comb += a_l.eq(loop_al[i])
-        m.d.comb += self.aL.eq(a_l)
+        if self.same_cycle:
+            m.d.comb += self.aL.eq(a_l)
+        else:
+            a_l_late = Signal(8, name="aL_late")
+            m.d.sync += a_l_late.eq(Mux(self.start, 0, a_l))
+            m.d.comb += self.aL.eq(a_l_late)
         count_dec = wire("count_dec", 8, top_count - 1)
 
         # --- 1. B_ELSE -----------------------------------------------------------------------
@@ -194,11 +212,12 @@ class FlowControlEngine(wiring.Component):
             p = Signal(name=f"lane{i}_p")
             with m.Switch(self.pred_sel):
                 with m.Case(PredSel.RGBA):
-                    m.d.comb += p.eq(pred[i] == 0xF)
+                    m.d.comb += p.eq(wish_pred[i] == 0xF)
                 for sel in (PredSel.RRRR, PredSel.GGGG, PredSel.BBBB, PredSel.AAAA):
                     with m.Case(sel):
-                        m.d.comb += p.eq(pred[i][sel - PredSel.RRRR])
-            wish_bits.append(inst.JUMP_FUNC.bit_select(Cat(b, p ^ self.pred_inv, alu[i]), 1))
+                        m.d.comb += p.eq(wish_pred[i][sel - PredSel.RRRR])
+            wish_bits.append(inst.JUMP_FUNC.bit_select(Cat(b, p ^ self.pred_inv, wish_alu[i]),
+                                                       1))
         wish = wire("wish", L, Cat(wish_bits))
 
         # --- 4a. ENDLOOP/ENDREP wake their CONTINUE lanes before the vote --------------------
@@ -344,4 +363,12 @@ class FlowControlEngine(wiring.Component):
         m.d.sync += [addr_sp_r.eq(addr_sp_next), addr_full_r.eq(addr_sp_next == self.addr_depth),
                      addr_empty_r.eq(addr_sp_next == 0)]
 
+        if not self.same_cycle:
+            # the start state, from the next cycle on (last: it wins over the updates above)
+            with m.If(self.start):
+                m.d.sync += [alu_r.eq(0), loop_sp_r.eq(0), addr_sp_r.eq(0),
+                             addr_full_r.eq(self.addr_depth == 0), addr_empty_r.eq(1)]
+                for i in range(L):
+                    m.d.sync += [self.lane_state[i].eq(_ACTIVE), self.lane_value[i].eq(0),
+                                 pred_r[i].eq(0)]
         return m

@@ -143,7 +143,10 @@ class R500Core(wiring.Component):
         self.picker = m.submodules.picker = RoundRobinPick(q)
         self.engines = []
         for k in range(q):
-            engine = FlowControlEngine(lanes=LANES, jump_addr_bits=PC_BITS)
+            # (start, ALU writes and aL a cycle late: the engine's decision and aL from its
+            # flip-flops. A context's FC instruction never meets its start, its ALU writes
+            # (``alu_wait``) or, at D, another FC instruction of its own in the cycle before)
+            engine = FlowControlEngine(lanes=LANES, jump_addr_bits=PC_BITS, same_cycle=False)
             m.submodules[f"fc{k}"] = engine
             self.engines.append(engine)
         self.imem = m.submodules.imem = Memory(
@@ -321,9 +324,11 @@ class R500Core(wiring.Component):
         # D hands ALU/OUT/TEX to I when I takes it (the context's writes: docs/r500-core.md).
         # (An instruction that issues is no FC instruction, so its fault is ``early_fault``:
         # the flow-control engines' results stay off the path to ``d_done`` and the pick.)
+        # (An instruction of an issuing kind waits for I even if it ends the quad or faults:
+        # the decoder's faults and LAST's test stay off the path to ``d_done``, ``take`` and
+        # the instruction register's enables; it is handled a few cycles later at most.)
         self.i_accepts = Signal()
-        stall = (d_valid & ~ends_here & (early_fault == QuadFault.NONE) & issues
-                 & ~self.i_accepts)
+        stall = d_valid & issues & ~self.i_accepts
         m.d.comb += d_done.eq(d_valid & ~stall)
         executes = d_done & ~ends_here & (early_fault == QuadFault.NONE)
         jumped = is_fc & jump
@@ -419,12 +424,17 @@ class R500Core(wiring.Component):
         last_lane = i_lane == LANES - 1
         m.d.comb += self.i_accepts.eq((~i_valid | last_lane) & ~side_starving
                                       & (~self.d_is_tex | tex_free))
-        with m.If(self.d_issue):
-            m.d.sync += [i_valid.eq(1), i_lane.eq(0), i_ctx.eq(self.d_ctx),
+        # I's registers load whenever I could take D's instruction: only the valid bit waits
+        # for D's decision (its faults), not the enables of some 400 flip-flops (what they
+        # hold while I is idle is never read)
+        with m.If(self.i_accepts):
+            m.d.sync += [i_ctx.eq(self.d_ctx),
                          i_decoded.eq(self.d_decoded), i_writers.eq(self.d_writers),
                          i_covered.eq(self.d_covered), i_enables.eq(Cat(self.d_enables)),
                          i_kind_tex.eq(self.d_is_tex & ~self.d_is_kill),
                          i_kind_kill.eq(self.d_is_kill), i_sampler.eq(self.d_sampler)]
+        with m.If(self.d_issue):
+            m.d.sync += [i_valid.eq(1), i_lane.eq(0)]
             with m.If(~self.d_is_tex):
                 m.d.sync += i_parity.eq(~i_parity)
         with m.Elif(i_valid):
