@@ -50,6 +50,12 @@ its slowest paths: ``start`` -> the quad engine's decision, and -> ``aL`` -> the
 fault -> D's enables). It suits a user that never gives an FC instruction in the cycle of
 ``start`` or of an ALU write, nor in the cycle right after an FC instruction (``aL`` is then the
 value the state had the cycle before, 0 the cycle after ``start``).
+
+``two_cycle=True`` (with ``same_cycle=False``; the R500 core) takes an FC instruction over two
+cycles: the user gives ``valid`` and the instruction's inputs for two cycles in a row, unchanged;
+``jump``, ``next_pc`` and the errors are those of the second, and the state changes at its
+end. The vote and ``taken`` are registered after the first (in one cycle the quad engine's
+decision and its updates were a path of ~23 ns estimated on the ECP5).
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -74,7 +80,9 @@ _ACTIVE, _INACTIVE, _BREAK, _CONTINUE = (int(s) for s in LaneState)
 
 class FlowControlEngine(wiring.Component):
     def __init__(self, lanes, loop_depth=8, addr_depth=8, counter_bits=6, jump_addr_bits=16,
-                 same_cycle=True):
+                 same_cycle=True, two_cycle=False):
+        if two_cycle and same_cycle:
+            raise ValueError("two_cycle needs same_cycle=False")
         if lanes < 1 or loop_depth < 0 or addr_depth < 0 or counter_bits < 1 or jump_addr_bits < 1:
             raise ValueError("need lanes >= 1, depths >= 0, counter_bits >= 1, jump_addr_bits >= 1")
         self.lanes = lanes
@@ -83,6 +91,7 @@ class FlowControlEngine(wiring.Component):
         self.counter_bits = counter_bits
         self.jump_addr_bits = jump_addr_bits
         self.same_cycle = same_cycle
+        self.two_cycle = two_cycle
         super().__init__({
             "start": In(1),
             "valid": In(1),
@@ -255,6 +264,25 @@ class FlowControlEngine(wiring.Component):
         with m.Else():
             m.d.comb += taken.eq(decision)
 
+        # ``two_cycle``: what the decision leaves for the rest (the lanes after the vote, the
+        # wishes, ``taken``) is registered in the instruction's first cycle; the rest (the loop's
+        # release, branch counters, errors, the stacks, the outputs) is worked out in its second
+        # from those registers and the state and inputs, which the user holds unchanged
+        valid = self.valid
+        if self.two_cycle:
+            second = Signal(name="second")
+            m.d.sync += second.eq(self.valid & ~second)
+            valid = wire("valid_second", 1, self.valid & second)
+
+            def registered(name, value, shape):
+                r = Signal(shape, name=f"{name}_r", reset_less=True)
+                m.d.sync += r.eq(value)
+                return r
+            taken = registered("taken", taken, 1)
+            wish = registered("wish", wish, L)
+            state3 = [registered(f"lane{i}_state3", v, 2) for i, v in enumerate(state3)]
+            value3 = [registered(f"lane{i}_value3", v, value_bits) for i, v in enumerate(value3)]
+
         # leaving the loop wakes its BREAK lanes
         release = wire("release", 1, (is_end & ~taken) | (is_break & taken))
         state4, value4 = [], []
@@ -308,13 +336,13 @@ class FlowControlEngine(wiring.Component):
             m.d.comb += error_code.eq(FcError.ADDR_OVERFLOW)
         with m.Elif(pop & (addr_sp == 0)):
             m.d.comb += error_code.eq(FcError.ADDR_UNDERFLOW)
-        commit = wire("commit", 1, self.valid & (error_code == FcError.NONE))
+        commit = wire("commit", 1, valid & (error_code == FcError.NONE))
 
         m.d.comb += [
-            self.jump.eq(self.valid & taken),
+            self.jump.eq(valid & taken),
             self.next_pc.eq(Mux(self.jump, target, pc_plus_1)),
-            self.error.eq(self.valid & (error_code != FcError.NONE)),
-            self.error_code.eq(Mux(self.valid, error_code, FcError.NONE)),
+            self.error.eq(valid & (error_code != FcError.NONE)),
+            self.error_code.eq(Mux(valid, error_code, FcError.NONE)),
             self.active.eq(active0),
             self.lane_alu_result.eq(alu0),
             [self.lane_pred[i].eq(pred0[i]) for i in range(L)],

@@ -146,7 +146,8 @@ class R500Core(wiring.Component):
             # (start, ALU writes and aL a cycle late: the engine's decision and aL from its
             # flip-flops. A context's FC instruction never meets its start, its ALU writes
             # (``alu_wait``) or, at D, another FC instruction of its own in the cycle before)
-            engine = FlowControlEngine(lanes=LANES, jump_addr_bits=PC_BITS, same_cycle=False)
+            engine = FlowControlEngine(lanes=LANES, jump_addr_bits=PC_BITS, same_cycle=False,
+                                       two_cycle=True)
             m.submodules[f"fc{k}"] = engine
             self.engines.append(engine)
         self.imem = m.submodules.imem = Memory(
@@ -322,13 +323,17 @@ class R500Core(wiring.Component):
             m.d.comb += fault.eq(QuadFault.PC_OUTSIDE)
 
         # D hands ALU/OUT/TEX to I when I takes it (the context's writes: docs/r500-core.md).
-        # (An instruction that issues is no FC instruction, so its fault is ``early_fault``:
-        # the flow-control engines' results stay off the path to ``d_done`` and the pick.)
-        # (An instruction of an issuing kind waits for I even if it ends the quad or faults:
-        # the decoder's faults and LAST's test stay off the path to ``d_done``, ``take`` and
-        # the instruction register's enables; it is handled a few cycles later at most.)
+        # An instruction of an issuing kind waits for I even if it ends the quad or faults, and
+        # an FC instruction stays in D for two cycles (its engine's decision, then its effects;
+        # ``fc_second``: the second) whatever its faults: the decoder's faults, LAST's test and
+        # the engines' results stay off the path to ``d_done``, the pick and the instruction
+        # register's enables. (An instruction that issues is no FC instruction, so its fault
+        # is ``early_fault``.)
         self.i_accepts = Signal()
-        stall = d_valid & issues & ~self.i_accepts
+        fc_second = Signal()
+        fc_first = d_valid & is_fc & ~fc_second
+        m.d.sync += fc_second.eq(fc_first)
+        stall = (d_valid & issues & ~self.i_accepts) | fc_first
         m.d.comb += d_done.eq(d_valid & ~stall)
         executes = d_done & ~ends_here & (early_fault == QuadFault.NONE)
         jumped = is_fc & jump
