@@ -185,6 +185,10 @@ class R500Core(wiring.Component):
                 "state": Signal(ContextState, name=f"ctx{k}_state"),
                 "pc": Signal(PC_BITS, name=f"ctx{k}_pc"),
                 "count": Signal(32, name=f"ctx{k}_count"),
+                # count >= max_instructions, a cycle late: the count changes only when D is
+                # done with the context's instruction, and its next D comes two cycles on at
+                # the earliest (the 32-bit compare began D's slowest path)
+                "at_limit": Signal(name=f"ctx{k}_at_limit"),
                 "wait": Signal(wait_bits, name=f"ctx{k}_wait"),
                 "tex_pending": Signal(3, name=f"ctx{k}_tex_pending"),
                 "covered": Signal(LANES, name=f"ctx{k}_covered"),
@@ -205,6 +209,7 @@ class R500Core(wiring.Component):
                 engine.covered.eq(c["covered"]), engine.killed.eq(c["killed"]),
                 engine.bool_const.eq(self.bools), engine.code_offset.eq(self.start_pc),
             ]
+            m.d.sync += c["at_limit"].eq(c["count"] >= self.max_instructions)
             with m.If(c["wait"] != 0):
                 m.d.sync += c["wait"].eq(c["wait"] - 1)
             with m.If(self.tex_done_en & (self.tex_done == k)):
@@ -295,17 +300,26 @@ class R500Core(wiring.Component):
         # the order of the model's step(): LAST's end, the limit, decode faults, FC faults
         ends_here = d_valid & last_pending & all_active
         early_fault = Signal(QuadFault)
-        with m.If(count >= self.max_instructions):
+        at_limit = self._select(m, "d_at_limit", "at_limit", d_ctx)
+        with m.If(at_limit):
             m.d.comb += early_fault.eq(QuadFault.INSTRUCTION_LIMIT)
         with m.Else():
             m.d.comb += early_fault.eq(decoder.fault)
         fc_go = d_valid & ~ends_here & (early_fault == QuadFault.NONE) & is_fc
+        # an FC instruction's first cycle gives its engine the instruction; the second its
+        # verdict, registered from the first (the decoder's faults and LAST's test then stay
+        # off the path through the engine to the context's state)
+        fc_second = Signal()
+        fc_first = d_valid & is_fc & ~fc_second
+        fc_go_r = Signal()
+        m.d.sync += [fc_second.eq(fc_first), fc_go_r.eq(fc_go)]
+        engine_valid = Mux(fc_second, fc_go_r, fc_first)
         jump = self._select(m, "d_jump", lambda k: engines[k].jump, d_ctx)
         next_pc = self._select(m, "d_next_pc", lambda k: engines[k].next_pc, d_ctx)
         fc_error = self._select(m, "d_fc_error", lambda k: engines[k].error_code, d_ctx)
         for k, engine in enumerate(engines):
             m.d.comb += [
-                engine.valid.eq(fc_go & (d_ctx == k)), engine.pc.eq(d_pc),
+                engine.valid.eq(engine_valid & (d_ctx == k)), engine.pc.eq(d_pc),
                 engine.inst.eq(words[2]),
                 engine.addr.bool_addr.eq(fc_addr.BOOL_ADDR),
                 engine.addr.int_addr.eq(fc_addr.INT_ADDR),
@@ -317,9 +331,9 @@ class R500Core(wiring.Component):
         outside = jump & ((next_pc < self.start_pc) | (next_pc > self.end_pc))
         fault = Signal(QuadFault)
         m.d.comb += fault.eq(early_fault)
-        with m.If(fc_go & (fc_error != 0)):
+        with m.If(fc_go_r & (fc_error != 0)):
             m.d.comb += fault.eq(QuadFault.ADDR_OVERFLOW + fc_error - 1)
-        with m.Elif(fc_go & outside):
+        with m.Elif(fc_go_r & outside):
             m.d.comb += fault.eq(QuadFault.PC_OUTSIDE)
 
         # D hands ALU/OUT/TEX to I when I takes it (the context's writes: docs/r500-core.md).
@@ -330,9 +344,6 @@ class R500Core(wiring.Component):
         # register's enables. (An instruction that issues is no FC instruction, so its fault
         # is ``early_fault``.)
         self.i_accepts = Signal()
-        fc_second = Signal()
-        fc_first = d_valid & is_fc & ~fc_second
-        m.d.sync += fc_second.eq(fc_first)
         stall = (d_valid & issues & ~self.i_accepts) | fc_first
         m.d.comb += d_done.eq(d_valid & ~stall)
         executes = d_done & ~ends_here & (early_fault == QuadFault.NONE)
