@@ -1,7 +1,7 @@
 """One frame on the RTL GPU (fast backend): cycles, ray/triangle tests and frames per second.
 
     python -m bench.frame --scene SCENE [--config PRESET] [--cores N] [--no-binning]
-                          [--check] [--json FILE]
+                          [--set FIELD=VALUE ...] [--check] [--json FILE]
 
 SCENE as ``python -m sim.render`` takes it (a theia-2010 directory, a .toml/.json scene,
 ``demo``). Prints one JSON object: ``cycles`` (the GPU's frame counter), ``tests`` (MAINs run),
@@ -10,7 +10,9 @@ preset no board build has measured), ``fps`` (frames per second at that clock) a
 ``binning`` (the frame was binned, docs/binning.md), with the scene, preset, cores, pixels,
 ``bin_s`` (the host's time computing the bins) and ``wall_s``. ``--check``: the frame must
 equal the model's (``identical``; exit 1 if not), and the scene directory's ``Reference.ppm``
-when it has one (``reference``: the values that differ from it).
+when it has one (``reference``: the values that differ from it). ``--set`` changes a field of
+the preset (``GpuConfig`` or its ``CoreConfig``: ``--set divider=lanes --set
+cross_passes=1``), to measure what a choice costs; ``fmax_mhz`` is then null.
 """
 
 import argparse
@@ -23,8 +25,8 @@ from hdl.config import PRESET_NAMES, preset
 from sim.errors import cli_errors
 from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
 
-#: measured Fmax per preset (MHz): the board build of docs/fpga.md's table (commit, seed)
-FMAX_MHZ = {"ulx3s": 80.02}
+#: measured Fmax per preset (MHz): the board build of docs/fpga.md's table (dc2370a, seed 1)
+FMAX_MHZ = {"ulx3s": 79.59}
 
 
 def frame_figures(scene, config, binning=True, check=False, reference=None):
@@ -72,6 +74,30 @@ def _check(scene, config, output, reference):
     return result
 
 
+def _setting(text):
+    """'FIELD=VALUE' -> (field, value) typed as the configuration's field."""
+    import dataclasses
+    from hdl.config import CoreConfig, DividerSharing, GpuConfig
+    name, _, value = text.partition("=")
+    fields = {f.name: f for f in dataclasses.fields(CoreConfig) + dataclasses.fields(GpuConfig)}
+    if name not in fields or not value:
+        raise argparse.ArgumentTypeError(f"'{text}' is not FIELD=VALUE of a GpuConfig or "
+                                         f"CoreConfig field")
+    default = getattr(CoreConfig() if name in {f.name for f in dataclasses.fields(CoreConfig)}
+                      else GpuConfig(), name)
+    try:
+        if isinstance(default, bool):
+            if value not in ("true", "false"):
+                raise ValueError(value)
+            return name, value == "true"
+        if isinstance(default, DividerSharing):
+            return name, DividerSharing(value)
+        return name, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a value of {name} "
+                                         f"(like {default!r})") from None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.frame",
                                      description=__doc__.splitlines()[0])
@@ -81,14 +107,18 @@ def main(argv=None):
     parser.add_argument("--cores", type=int, help="cores (default: the preset's)")
     parser.add_argument("--no-binning", dest="binning", action="store_false",
                         help="every pixel tests every triangle")
+    parser.add_argument("--set", type=_setting, action="append", default=[],
+                        metavar="FIELD=VALUE", help="change a field of the preset")
     parser.add_argument("--check", action="store_true",
                         help="compare the frame with the model's (and Reference.ppm)")
     parser.add_argument("--json", help="also write the JSON to this file")
     args = parser.parse_args(argv)
     with cli_errors("bench.frame"):
-        config = preset(args.config, **({"cores": args.cores} if args.cores else {}))
+        config = preset(args.config, **({"cores": args.cores} if args.cores else {}),
+                        **dict(args.set))
         reference = Path(args.scene) / "Reference.ppm"
-        figures = {"config": args.config,
+        figures = {"config": args.config, **({"set": {k: getattr(v, "value", v)
+                                                      for k, v in args.set}} if args.set else {}),
                    **frame_figures(load_any_scene(args.scene), config, args.binning,
                                    args.check, reference if reference.is_file() else None)}
         text = json.dumps(figures, indent=2)
