@@ -318,27 +318,32 @@ class _BoardHost:
             self.client.sleep(self.poll_interval)
 
 
-def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.0, log=None):
+def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.0, log=None,
+                    binning=True):
     """Load, start, wait, read back, on a board built with ``config`` (a GpuConfig, default the
-    ``ulx3s`` preset). Returns ((height, width, 3) uint8 RGB in file order, info). Raises
+    ``ulx3s`` preset); with ``binning``, each pixel tests only its bin's triangles
+    (docs/binning.md). Returns ((height, width, 3) uint8 RGB in file order, info). Raises
     SceneDoesNotFit before touching the board, LinkError on protocol trouble, RuntimeError if
     the GPU is busy or reports an error."""
+    from sim.bins import frame_bins
     config = config or preset("ulx3s")
     config.check_fits(scene)
+    bins = frame_bins(scene, binning)
     client.connect()
     host = _BoardHost(client, poll_interval, timeout)
     # (an 8-bit output store holds the pixels: a byte per word is all there is to read)
     narrow = config.narrow_stores
     try:
         frame = render_frame_blocking(host, scene, output="bytes" if narrow else "words", log=log,
-                                      texture_words=config.tmem_words)
+                                      texture_words=config.tmem_words, bins=bins)
     except FrameError as e:
         raise RuntimeError(f"the GPU did not render the frame: {e}") from None
     if narrow:
         rgb = np.frombuffer(frame.output, dtype=np.uint8).reshape(scene.height, scene.width, 3)
     else:
         rgb = words_to_rgb(frame.output, scene.width, scene.height)
-    return rgb, {"cores": frame.cores, "cycles": frame.counters["cycles"]}
+    return rgb, {"cores": frame.cores, "cycles": frame.counters["cycles"],
+                 "tests": frame.counters["tests"], "binning": frame.binned}
 
 
 #: the simulated board: cycles per UART bit (the real one has 25 at 75 MHz and 3 Mbaud; fewer
@@ -400,7 +405,9 @@ def _simulated_report(scene, rgb, info):
     s, byte_s = client.stats, client.timing.byte_s
     load = s["payload_out"] * byte_s / s["write_s"] if s["write_s"] else 0
     readback = (s["read_bytes_payload"] * byte_s / s["read_bytes_s"]) if s["read_bytes_s"] else 0
-    line = (f"frame {'identical to' if identical else 'DIFFERS from'} the model's; "
+    line = (f"frame {'identical to' if identical else 'DIFFERS from'} the model's "
+            f"({info['cycles']} cycles, {info['tests']} ray/triangle tests"
+            f"{', binned' if info['binning'] else ''}); "
             f"{info['faults'].summary()}; {client.summary()}; "
             f"{len(gpu)} GPU writes, {stray} not as meant; "
             f"payload {load:.0%} of the line rate loading, {readback:.0%} reading the image back")
@@ -464,7 +471,8 @@ def main(argv=None):
     except (RuntimeError, OSError) as e:
         sys.exit(f"error: {e}")
     print(f"wrote {args.out} ({scene.width}x{scene.height}, {info['cycles']} cycles on "
-          f"{info['cores']} cores; link: {client.summary()})")
+          f"{info['cores']} cores, {info['tests']} ray/triangle tests"
+          f"{'' if info['binning'] else ' (no bins)'}; link: {client.summary()})")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import dataclasses
 import enum
 from dataclasses import dataclass
 
+from hdl.gpu.scene_layout import SLOT_ROWS
 from hdl.isa import R500_TEMPS, R500_MAX_INSTRUCTIONS
 
 __all__ = ["DividerSharing", "CoreConfig", "R500Config", "GpuConfig", "PRESETS", "preset",
@@ -119,6 +120,10 @@ class GpuConfig:
     cores: int = 1
     #: scene memory, in triangle slots
     max_triangles: int = 256
+    #: scene memory rows for the screen-space bins beside the triangles' slots
+    #: (hdl/gpu/scene_layout.py; a scene's bins go after its triangles): a scene whose bins
+    #: do not fit renders without them
+    bin_rows: int = 2048
     #: texture memory, in words (three per texel)
     tmem_words: int = 3 * 128 * 128
     #: output memory, in words (three per pixel)
@@ -148,6 +153,13 @@ class GpuConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_triangles > 0xFFFF or self.max_bands > 0xFFFF:
             raise ValueError("max_triangles and max_bands must fit in 16 bits")
+        if self.bin_rows < 0:
+            raise ValueError(f"bin_rows must not be negative, got {self.bin_rows}")
+
+    @property
+    def scene_rows(self):
+        """The scene memory's rows: the triangles' slots and the bins'."""
+        return self.max_triangles * SLOT_ROWS + self.bin_rows
 
     def replace(self, **changes):
         """A copy with ``changes``; ``cores``, memory sizes and the core's fields by name."""
@@ -159,14 +171,17 @@ class GpuConfig:
                                                                           **core_changes))
         return config
 
-    def fitted(self, scene):
-        """This configuration for ``scene``: with ``fixed_memories`` unchanged, once
-        ``check_fits`` passes; otherwise with memories grown where the scene needs more."""
+    def fitted(self, scene, bin_rows=0):
+        """This configuration for ``scene`` (and ``bin_rows`` rows of its bins): with
+        ``fixed_memories`` unchanged, once ``check_fits`` passes; otherwise with memories grown
+        where the scene needs more."""
         if self.fixed_memories:
             self.check_fits(scene)
             return self
         self._check_texture(scene)
+        # (the bins go after the scene's triangles: at most max_triangles' slots before them)
         needs = {"max_triangles": len(scene.triangles), "tmem_words": len(scene.texture),
+                 "bin_rows": bin_rows,
                  "omem_words": 3 * scene.width * scene.height, "max_bands": len(scene.bands),
                  "user_words": len(scene.user_code or ()),
                  "r500_row_words": r500_row_words(scene)}
@@ -227,7 +242,7 @@ _BOARD_CORE = CoreConfig(divider=DividerSharing.PAIR, serial_sqrt=True, cross_pa
                          simple_latency=2, alu_forwarding=False, user_words=64,
                          lut_code_ram=True)
 
-_BOARD = dict(core=_BOARD_CORE, max_triangles=128, tmem_words=3 * 256 * 256,
+_BOARD = dict(core=_BOARD_CORE, max_triangles=128, bin_rows=1024, tmem_words=3 * 256 * 256,
               omem_words=3 * 200 * 200, max_bands=32, narrow_stores=True, slotted_ports=True,
               fixed_memories=True)
 
@@ -240,10 +255,10 @@ PRESETS = {
     # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
     "ulx3s": GpuConfig(cores=4, r500=None, **_BOARD),
     # the board with the R500 stage: two THEIA cores leave it the block RAMs (docs/fpga.md,
-    # "The R500 stage on the board"); its timing is not closed yet
+    # "The R500 stage on the board"), none for bins; its timing is not closed yet
     "ulx3s-r500": GpuConfig(cores=2, r500=R500Config(temporaries=32, contexts=1, instructions=64,
                                                      lut_code_ram=True),
-                            r500_row_words=2048, **_BOARD),
+                            r500_row_words=2048, **{**_BOARD, "bin_rows": 0}),
 }
 PRESET_NAMES = tuple(PRESETS)
 #: the presets with a shader core of their own (the first preset of each core configuration):

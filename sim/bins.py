@@ -24,15 +24,13 @@ write to a register the ray is computed from. Such a scene is not binned.
 
 from dataclasses import dataclass
 
+from hdl.gpu.scene_layout import TILE, bin_rows_needed
 from hdl.isa import (ENTRY_INDEX, MASK32, NUM_ENTRIES, ONE, SCALE, USER_CODE_BASE, Kind,
                      op_info, reg, unpack)
 from sim import fixed as fx
 
-__all__ = ["TILE", "Bins", "bin_scene", "ray_direction", "band_pixels", "unsafe_user_code",
-           "SCRATCH", "missing_hits"]
-
-#: pixels per side of a bin's tile
-TILE = 8
+__all__ = ["TILE", "Bins", "bin_scene", "frame_bins", "bin_rows_for", "ray_direction",
+           "band_pixels", "unsafe_user_code", "SCRATCH", "missing_hits"]
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -237,16 +235,48 @@ def tile_rays(scene, tile=TILE):
     return columns, rows, boxes
 
 
+#: tiles per side of a group whose rays' box is tested first: a triangle no ray of the group
+#: can hit is in none of its tiles' bins (their rays are the group's), so most pairs are
+#: decided once per group
+GROUP = 4
+
+
+def _union(boxes):
+    boxes = [box for box in boxes if box is not None]
+    return [(min(box[lane][0] for box in boxes), max(box[lane][1] for box in boxes))
+            for lane in range(3)] if boxes else None
+
+
 def bin_scene(scene, tile=TILE):
     """The scene's ``Bins``, or None when its user code makes binning unsafe."""
     if unsafe_user_code(scene):
         return None
     columns, rows, boxes = tile_rays(scene, tile)
-    triangles = [_Triangle.of(t, scene.camera) for t in scene.triangles]
-    lists = tuple(() if box is None else tuple(k for k, tri in enumerate(triangles)
-                                               if may_hit(box, tri))
-                  for box in boxes)
-    return Bins(tile, columns, rows, lists, len(scene.triangles))
+    triangles = list(enumerate(_Triangle.of(t, scene.camera) for t in scene.triangles))
+    lists = [()] * len(boxes)
+    for group_row in range(0, rows, GROUP):
+        for group_column in range(0, columns, GROUP):
+            tiles = [r * columns + c for r in range(group_row, min(group_row + GROUP, rows))
+                     for c in range(group_column, min(group_column + GROUP, columns))]
+            group = _union([boxes[b] for b in tiles])
+            if group is None:
+                continue
+            candidates = [(k, tri) for k, tri in triangles if may_hit(group, tri)]
+            for b in tiles:
+                if boxes[b] is not None:
+                    lists[b] = tuple(k for k, tri in candidates if may_hit(boxes[b], tri))
+    return Bins(tile, columns, rows, tuple(lists), len(scene.triangles))
+
+
+def frame_bins(scene, binning=True):
+    """The bins every engine renders ``scene`` with: ``bin_scene``'s, or None (every pixel
+    tests every triangle) with ``binning`` false or user code that binning would change."""
+    return bin_scene(scene) if binning else None
+
+
+def bin_rows_for(bins):
+    """Scene memory rows ``bins`` take in the GPU (0 for None)."""
+    return 0 if bins is None else bin_rows_needed(bins.lists)
 
 
 # --- the proof on the model --------------------------------------------------------------------

@@ -17,6 +17,7 @@ from hdl.config import r500_row_words
 from hdl.gpu.gpu import Gpu
 from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
                                    render_frame)
+from sim.bins import bin_rows_for, frame_bins
 
 __all__ = ["render_gpu_pysim", "gpu_for_scene", "GpuRenderError", "HostDriver", "PysimPort"]
 
@@ -25,13 +26,14 @@ class GpuRenderError(Exception):
     pass
 
 
-def gpu_for_scene(scene, rom, config):
+def gpu_for_scene(scene, rom, config, bins=None):
     """The Gpu of ``config`` (a ``hdl.config.GpuConfig``) with memories just big enough for
-    ``scene`` (small = faster to simulate), unless its memories are fixed (a board's: the scene
-    must fit them)."""
+    ``scene`` and its ``bins`` (small = faster to simulate), unless its memories are fixed (a
+    board's: the scene must fit them)."""
     if config.fixed_memories:
         return Gpu(rom, config.fitted(scene))
     return Gpu(rom, config.replace(max_triangles=max(1, len(scene.triangles)),
+                                   bin_rows=bin_rows_for(bins),
                                    tmem_words=max(1, len(scene.texture)),
                                    omem_words=3 * scene.width * scene.height,
                                    max_bands=max(1, len(scene.bands)),
@@ -137,15 +139,17 @@ class PysimPort:
 
 
 def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=None,
-                     poll_every=64):
+                     poll_every=64, binning=True):
     """Render ``scene`` on the Gpu of ``config`` (``gpu_for_scene``); return (the output memory:
     words, or converted pixels with the 8-bit output store; stats).
 
     stats: cycles (the GPU's frame counter), wall_s, cores, instructions, io_wait_cycles,
-    stall_cycles, pixels. A core error raises GpuRenderError with ERROR_INFO decoded.
+    stall_cycles, pixels, tests, binning (``binning``: each pixel tests only its bin's
+    triangles, ``sim.bins.frame_bins``). A core error raises GpuRenderError with ERROR_INFO decoded.
     ``progress(pixels, cycles)`` is called at each STATUS poll.
     """
-    gpu = gpu_for_scene(scene, rom, config)
+    bins = frame_bins(scene, binning)
+    gpu = gpu_for_scene(scene, rom, config, bins)
     cores = config.cores
     result = {}
 
@@ -153,7 +157,8 @@ def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=Non
         port = PysimPort(HostDriver(ctx, gpu.host), poll_every, progress, max_cycles)
         try:
             result["frame"] = await render_frame(port, scene, cores=cores,
-                                                 texture_words=gpu.config.tmem_words)
+                                                 texture_words=gpu.config.tmem_words,
+                                                 bins=bins)
         except FrameError as e:
             result["error"] = f"{scene.name}: {e}"
 
@@ -171,5 +176,5 @@ def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=Non
         raise GpuRenderError(result["error"])
     frame = result["frame"]
     stats = {"cycles": frame.counters["cycles"], "wall_s": wall, "cores": cores,
-             **frame.counters}
+             **frame.counters, "binning": frame.binned}
     return frame.output, stats

@@ -23,18 +23,22 @@ RTL_BACKENDS = ("fast", "verilator", "cxxrtl", "pysim")
 
 
 def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=None,
-           progress=None):
+           progress=None, binning=True):
     """Render ``scene`` on ``config``'s GPU (a ``hdl.config.GpuConfig``, default the
     ``default`` preset; the model shares the bands out over as many cores); return (the output
     memory, stats). The output is words, or with ``stats["output"] == "pixels"`` the
-    converted pixels of a GPU with an 8-bit output store."""
+    converted pixels of a GPU with an 8-bit output store. ``binning``: each pixel tests only
+    its bin's triangles (docs/binning.md; the same image)."""
     from firmware.rom import default_rom
     from hdl.config import preset
     config = config or preset("default")
     start = time.monotonic()
     if engine == "model":
+        from sim.bins import frame_bins
         from sim.sequencer import render_model
-        omem, bands, routines = render_model(scene, default_rom(), cores=config.cores, jobs=jobs)
+        bins = frame_bins(scene, binning)
+        omem, bands, routines = render_model(scene, default_rom(), cores=config.cores, jobs=jobs,
+                                             bins=bins)
         stats = {
             "engine": engine,
             "output": "words",
@@ -42,18 +46,20 @@ def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=No
             "instructions": sum(b.instructions for b in bands),
             "cycles": None,
             "pixels": sum(b.pixels for b in bands),
+            "tests": sum(b.tests for b in bands),
+            "binning": bins is not None,
             "routine_instructions": routines,
         }
     elif engine == "rtl":
         if backend == "pysim":
             from sim.gpu_pysim import render_gpu_pysim
             omem, stats = render_gpu_pysim(scene, default_rom(), config, vcd=vcd,
-                                           progress=progress)
+                                           progress=progress, binning=binning)
         else:
             from sim.fast import render_gpu_fast
             kwargs = {} if backend == "fast" else {"backend": backend}
             omem, stats = render_gpu_fast(scene, default_rom(), config, progress=progress,
-                                          **kwargs)
+                                          binning=binning, **kwargs)
         stats = {"engine": engine, "backend": backend,
                  "output": "pixels" if config.narrow_stores else "words", **stats}
     else:
@@ -144,6 +150,9 @@ def main(argv=None):
     parser.add_argument("--stats", help="write render statistics as JSON to this file")
     parser.add_argument("--vcd", help="pysim backend only: write a waveform file")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--no-binning", dest="binning", action="store_false",
+                        help="every pixel tests every triangle (default: only its bin's, "
+                             "docs/binning.md; the same image)")
     parser.add_argument("--shader",
                         help="shade the hits with this R500 program in place of PIXELSHADER: "
                              "a .asm/.inc/.hex/.bin file or one of ours by name (passthrough, "
@@ -171,7 +180,7 @@ def main(argv=None):
             progress = ProgressBar(scene.width * scene.height)
         try:
             omem, stats = render(scene, args.engine, config, args.jobs, args.backend,
-                                 args.vcd, progress)
+                                 args.vcd, progress, args.binning)
         except ImportError as e:
             raise SystemExit(f"sim.render: the rtl engine's {args.backend} backend is not "
                              f"available ({e})") from None
@@ -185,7 +194,8 @@ def main(argv=None):
         r500 = stats.get("routine_instructions", {}).get(R500_ROUTINE,
                                                           stats.get("r500_instructions"))
         r500 = f", {r500:,} R500 instructions" if r500 is not None else ""
-        print(f"{args.out}: {scene.width}x{scene.height}, {stats['pixels']} pixels, "
+        tests = f", {stats['tests']:,} ray/triangle tests" if "tests" in stats else ""
+        print(f"{args.out}: {scene.width}x{scene.height}, {stats['pixels']} pixels{tests}, "
               f"{stats['instructions']:,} instructions{r500}{cycles}, {stats['wall_s']} s",
               file=sys.stderr)
         if args.stats:

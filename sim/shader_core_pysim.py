@@ -36,7 +36,9 @@ def render_rtl_pysim(scene, rom, config=None, vcd=None, max_cycles=None, progres
         ctx.set(dut.imem_we, 0)
         for row, value in enumerate(scene.config):
             await io_write(ctx, dut, row, value)
-        ctx.set(dut.num_triangles, len(triangles))
+        # (every pixel tests every triangle: the count is always there)
+        ctx.set(dut.pixel_triangles.valid, 1)
+        ctx.set(dut.pixel_triangles.payload, len(triangles))
         cycles = 0
         next_triangle = 0
         for band in range(len(scene.bands)):

@@ -4,7 +4,7 @@ For a band whose position rows (config 6, 7) the IO side has written::
 
     INITIAL, CPPU, USERCONSTANTS
     per pixel:  hit = FALSE; RGU
-                for each of the ``num_triangles`` triangles:
+                for each of the pixel's triangles (``pixel_triangles``: how many):
                     wait until the IO side reports the next triangle loaded (``tri_ready``),
                     flip the swap bank (``tri_flip``), run MAIN; hit |= its return value
                 PSU2 if hit; PIXELSHADER; NPG -> next pixel while it returns TRUE
@@ -19,7 +19,8 @@ Interface towards the IO side (``hdl.gpu.io_unit.IoUnit``, through the shader co
 * ``tri_ready``: the IO copy of the swap bank holds the next triangle. ``tri_flip`` pulses in
   the cycle the copies are exchanged; from then on the IO side may write the following triangle
   into the (new) IO copy. The flip is the only synchronisation between loading and computing.
-* ``num_triangles``: triangles per pixel (a band with 0 triangles runs no MAIN).
+* ``pixel_triangles``: how many triangles the next pixel tests (its bin's, docs/binning.md),
+  taken when its RGU is done (0: no MAIN). The IO side finds them ahead of the core.
 
 Towards the core it drives ``start``/``start_entry``, ``chain`` and ``flip`` and watches
 ``done``, ``result`` and ``error``. MAIN follows MAIN without a pause: in the cycle a MAIN
@@ -27,12 +28,12 @@ returns, the next triangle (when loaded) is flipped in and MAIN starts again - s
 core itself, told in advance by ``core_chain`` (registered state), so that the path RETURN ->
 next fetch address stays inside the core. It also watches
 ``error``: a core error stops the band (``error``; the core keeps its code/PC).
-Counters: ``io_wait_cycles`` (MAIN could start but the next triangle was not loaded yet) and
-``pixels``.
+Counters: ``io_wait_cycles`` (MAIN could start but the next triangle was not loaded yet, or
+the pixel's count was not there yet), ``pixels`` and ``tests`` (MAINs run: ray/triangle tests).
 """
 
-from amaranth import Module, Signal
-from amaranth.lib import wiring
+from amaranth import Module, Signal, unsigned
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.isa import ENTRY_INDEX
@@ -45,7 +46,7 @@ class ControlUnit(wiring.Component):
     band_done: Out(1)
     busy: Out(1)
     error: Out(1)
-    num_triangles: In(16)
+    pixel_triangles: In(stream.Signature(unsigned(16)))
     tri_ready: In(1)
     tri_flip: Out(1)
 
@@ -61,6 +62,7 @@ class ControlUnit(wiring.Component):
 
     io_wait_cycles: Out(32)
     pixels: Out(32)
+    tests: Out(32)
 
     # an R500 program shades the hits: its export routine runs in place of PIXELSHADER
     r500: In(1)
@@ -84,7 +86,11 @@ class ControlUnit(wiring.Component):
         launched = Signal()          # the current state's routine has been started
         io_wait = Signal(32)
         pixels = Signal(32)
+        tests = Signal(32)
+        with m.If(self.tri_flip):
+            m.d.sync += tests.eq(tests + 1)
         m.d.comb += [self.io_wait_cycles.eq(io_wait), self.pixels.eq(pixels),
+                     self.tests.eq(tests),
                      self.pixel_hit.eq(hit)]
 
         def run(name, on_done):
@@ -119,13 +125,27 @@ class ControlUnit(wiring.Component):
                         m.d.comb += [self.core_start_direct.eq(self.r500),
                                      self.exporting.eq(self.r500)]
                     run(name, lambda result, following=following: _next(following))
+            count = self.pixel_triangles.payload
+
+            def take_count():
+                m.d.comb += self.pixel_triangles.ready.eq(1)
+                m.d.sync += [hit.eq(0), triangles_left.eq(count),
+                             more_triangles.eq(count > 1), triangles_done.eq(count == 0)]
+                _next("TRIANGLE")
+
             with m.State("RGU"):
                 def after_rgu(result):
-                    m.d.sync += [hit.eq(0), triangles_left.eq(self.num_triangles),
-                                 more_triangles.eq(self.num_triangles > 1),
-                                 triangles_done.eq(self.num_triangles == 0)]
-                    _next("TRIANGLE")
+                    with m.If(self.pixel_triangles.valid):
+                        take_count()
+                    with m.Else():
+                        _next("COUNT")
                 run("RGU", after_rgu)
+            with m.State("COUNT"):           # the IO side has not found the pixel's bin yet
+                m.d.comb += self.core_start_entry.eq(ENTRY_INDEX["MAIN"])
+                with m.If(self.pixel_triangles.valid):
+                    take_count()
+                with m.Else():
+                    m.d.sync += io_wait.eq(io_wait + 1)
             with m.State("TRIANGLE"):
                 m.d.comb += self.core_start_entry.eq(ENTRY_INDEX["MAIN"])
                 with m.If(triangles_done):

@@ -5,12 +5,13 @@ configuration rows (0-7) and streams triangles into the swap bank's IO copy, tex
 memory answer TMREAD and OMWRITE. Ports are the two parts' outward ports, unchanged:
 
 * band control: ``band_start``, ``band_done``, ``busy``, ``error`` (+ ``error_code``,
-  ``error_pc`` of the core), ``num_triangles``, ``omem_base`` (the band's output word offset);
+  ``error_pc`` of the core), ``pixel_triangles`` (how many triangles each pixel tests, a
+  stream), ``omem_base`` (the band's output word offset);
 * triangle streaming: ``tri_ready``, ``tri_flip``, and the register write port ``io_valid``,
   ``io_addr``, ``io_data``, ``io_ready``, ``io_idle``;
 * user code: ``imem_we``, ``imem_addr``, ``imem_data``;
 * memories: ``tm_req``/``tm_resp`` (texture words), ``om_req`` (output words);
-* ``counters`` (the core's) and ``io_wait_cycles``, ``pixels`` (the control unit's);
+* ``counters`` (the core's) and ``io_wait_cycles``, ``pixels``, ``tests`` (the control unit's);
 * R500 shading: with ``r500`` set the firmware's R500 export routine runs in place of
   PIXELSHADER and its OMWRITEs leave on ``export`` (``pixel_hit`` beside them), not ``om_req``.
 """
@@ -38,8 +39,8 @@ class ShaderCore(wiring.Component):
             "counters", "swap_sel") + (("div",) if "div" in core_sig else ())}
         ctl_sig = self.control.signature.members
         members.update({name: ctl_sig[name] for name in (
-            "band_start", "band_done", "busy", "error", "num_triangles", "tri_ready", "tri_flip",
-            "io_wait_cycles", "pixels")})
+            "band_start", "band_done", "busy", "error", "pixel_triangles", "tri_ready",
+            "tri_flip", "io_wait_cycles", "pixels", "tests")})
         members.update({"r500": In(1), "export": Out(stream.Signature(OutputWrite)),
                         "pixel_hit": Out(1)})
         super().__init__(members)
@@ -61,9 +62,11 @@ class ShaderCore(wiring.Component):
             ctl.core_result.eq(core.result),
             ctl.core_error.eq(core.error),
         ]
-        for name in ("band_start", "num_triangles", "tri_ready"):
+        for name in ("band_start", "tri_ready"):
             m.d.comb += getattr(ctl, name).eq(getattr(self, name))
-        for name in ("band_done", "busy", "error", "tri_flip", "io_wait_cycles", "pixels"):
+        wiring.connect(m, wiring.flipped(self.pixel_triangles), ctl.pixel_triangles)
+        for name in ("band_done", "busy", "error", "tri_flip", "io_wait_cycles", "pixels",
+                     "tests"):
             m.d.comb += getattr(self, name).eq(getattr(ctl, name))
         for name in ("io_valid", "io_addr", "io_data", "imem_we", "imem_addr", "imem_data",
                      "omem_base"):

@@ -18,8 +18,8 @@ __all__ = ["FrameStatus", "COUNTS", "R500_STAGE"]
 #: ERROR_INFO's core index of an error of the R500 stage
 R500_STAGE = 0xFF
 
-#: the per-core totals summed for the host, in the order of the CYCLES.. PIXELS registers
-COUNTS = ("instructions", "io_wait", "stall", "pixels")
+#: the per-core totals summed for the host, in the order of the CYCLES.. TESTS registers
+COUNTS = ("instructions", "io_wait", "stall", "pixels", "tests")
 
 
 def _sum_tree(m, values, name):
@@ -43,7 +43,7 @@ def _sum_tree(m, values, name):
 
 class FrameStatus(wiring.Component):
     """Parameter: ``cores``. In: ``start`` (a frame starts), ``busy`` (a frame runs), per core
-    ``instructions``, ``io_wait``, ``stall``, ``pixels`` (running totals, from registers),
+    ``instructions``, ``io_wait``, ``stall``, ``pixels``, ``tests`` (running totals, from registers),
     ``error``, ``error_code``, ``error_pc``. Out: ``cycles``, the frame's ``counts`` (COUNTS), and
     ``error_info``."""
 

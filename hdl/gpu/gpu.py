@@ -53,7 +53,7 @@ from hdl.gpu.dispatcher import Dispatcher
 from hdl.gpu.frame_status import COUNTS, FrameStatus
 from hdl.gpu.host_bus import HostBus
 from hdl.gpu.host_port import CONFIG_ROWS, SLOW_READ, HostPort
-from hdl.gpu.io_unit import BandEntry, IoUnit, SLOT_ROWS
+from hdl.gpu.io_unit import BandEntry, IoUnit
 from hdl.gpu.narrow_store import PixelStore, TextureStore
 from hdl.gpu.r500_stage import R500Stage
 from hdl.isa import VectorLayout
@@ -82,9 +82,8 @@ class Gpu(wiring.Component):
         self.shader_cores = [ShaderCore(rom, config.core, tmem_words=config.tmem_words,
                                         omem_words=config.omem_words)
                              for _ in range(cores)]
-        self.io_units = [IoUnit(config.max_triangles) for _ in range(cores)]
-        self.scene_mem = Memory(shape=VectorLayout, depth=config.max_triangles * SLOT_ROWS,
-                                init=[])
+        self.io_units = [IoUnit(config.scene_rows) for _ in range(cores)]
+        self.scene_mem = Memory(shape=VectorLayout, depth=config.scene_rows, init=[])
         if config.narrow_stores:
             self.tmem = TextureStore(config.tmem_words)
             self.omem = PixelStore(config.omem_words)
@@ -170,8 +169,9 @@ class Gpu(wiring.Component):
                 core.omem_base.eq(unit.omem_base), core.band_start.eq(unit.band_start),
                 unit.band_done.eq(core.band_done), unit.core_error.eq(core.error),
                 core.tri_ready.eq(unit.tri_ready), unit.tri_flip.eq(core.tri_flip),
-                core.num_triangles.eq(port.num_triangles),
                 unit.num_triangles.eq(port.num_triangles),
+                unit.grid_columns.eq(port.grid_columns), unit.grid_rows.eq(port.grid_rows),
+                unit.table_base.eq(port.bin_table), unit.list_base.eq(port.bin_list),
                 dispatcher.unit_error[k].eq(unit.error),
                 unit.config.valid.eq(port.config_row.valid),
                 unit.config.payload.eq(port.config_row.payload),
@@ -180,11 +180,12 @@ class Gpu(wiring.Component):
                 status.instructions[k].eq(core.counters.retired),
                 status.io_wait[k].eq(core.io_wait_cycles),
                 status.stall[k].eq(stall),
-                status.pixels[k].eq(core.pixels),
+                status.pixels[k].eq(core.pixels), status.tests[k].eq(core.tests),
                 status.error[k].eq(unit.error), status.error_code[k].eq(core.error_code),
                 status.error_pc[k].eq(core.error_pc),
             ]
             wiring.connect(m, dispatcher.units[k], unit.band)
+            wiring.connect(m, unit.pixel_triangles, core.pixel_triangles)
             # requests pass a skid buffer on their way to the arbiters
             m.submodules[f"scene_req{k}"] = scene_req = SkidBuffer(
                 unit.scene_req.payload.shape())
@@ -292,7 +293,7 @@ class Gpu(wiring.Component):
         scene_ports = []
         for p in range(min(n, SCENE_PORTS)):
             m.submodules[f"scene_port{p}"] = scene_port = SharedReadPort(
-                len(range(p, n, SCENE_PORTS)), range(self.config.max_triangles * SLOT_ROWS),
+                len(range(p, n, SCENE_PORTS)), range(self.config.scene_rows),
                 VectorLayout, registered=True)
             scene_ports.append(scene_port)
         scene_w = self.scene_mem.write_port()

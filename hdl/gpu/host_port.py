@@ -31,7 +31,8 @@ from amaranth.lib.wiring import In, Out
 from hdl.core.ports import IoRow, OutputWrite
 from hdl.gpu.frame_status import COUNTS
 from hdl.gpu.host_bus import AddressDecoder, CTRL_START, HostBus, Reg, Region
-from hdl.gpu.io_unit import BandEntry, SLOT_ROWS
+from hdl.gpu.io_unit import BandEntry
+from hdl.gpu.scene_layout import GRID_AXIS_BITS
 from hdl.gpu.r500_port import R500Port
 from hdl.isa import VectorLayout
 from hdl.lib.skid_buffer import SkidBuffer
@@ -44,7 +45,7 @@ CONFIG_ROWS = 42
 SLOW_READ = 2
 #: the control registers with a value of their own (CTRL reads as 0)
 _COUNTER_REGS = {"instructions": Reg.INSTRUCTIONS, "io_wait": Reg.IO_WAIT_CYCLES,
-                 "stall": Reg.STALL_CYCLES, "pixels": Reg.PIXELS}
+                 "stall": Reg.STALL_CYCLES, "pixels": Reg.PIXELS, "tests": Reg.TESTS}
 
 
 class HostPort(wiring.Component):
@@ -53,7 +54,8 @@ class HostPort(wiring.Component):
 
     Ports: ``host`` (the bus); the frame's state (``frame_busy``, ``frame_done``,
     ``frame_error``) and status (``cycles``, ``frame_<count>``, ``error_info``); ``start``,
-    ``num_triangles``, ``num_bands``; ``config_row`` (the row broadcast to the IO units); the band table's, scene
+    ``num_triangles``, ``num_bands``, the bins' ``grid_columns``, ``grid_rows``, ``bin_table``,
+    ``bin_list``; ``config_row`` (the row broadcast to the IO units); the band table's, scene
     memory's and texture store's write ports (``band_w_*``, ``scene_w*``, ``tmem_w_*``); each
     core's ``imem_*``; ``tm_req``/``tm_resp`` (host texture reads), ``om_req`` (host output
     writes), ``omem_r_*`` (host output reads)."""
@@ -72,11 +74,13 @@ class HostPort(wiring.Component):
             "cycles": In(32), "error_info": In(32),
             **{f"frame_{name}": In(32) for name in COUNTS},
             "start": Out(1), "num_triangles": Out(16), "num_bands": Out(16),
+            "grid_columns": Out(GRID_AXIS_BITS), "grid_rows": Out(GRID_AXIS_BITS),
+            "bin_table": Out(range(config.scene_rows)), "bin_list": Out(range(config.scene_rows)),
             "config_row": Out(stream.Signature(IoRow)),
             "band_w_addr": Out(range(config.max_bands)), "band_w_data": Out(BandEntry),
             "band_w_en": Out(7),
             "scene_write": Out(1), "scene_w_en": Out(1),
-            "scene_w_addr": Out(range(config.max_triangles * SLOT_ROWS)),
+            "scene_w_addr": Out(range(config.scene_rows)),
             "scene_w_data": Out(VectorLayout),
             "tmem_w_addr": Out(24), "tmem_w_data": Out(32), "tmem_w_en": Out(1),
             "imem_we": Out(1).array(cores), "imem_addr": Out(range(user_words)).array(cores),
@@ -145,7 +149,7 @@ class HostPort(wiring.Component):
                                         & (decoder.offset[2:] < CONFIG_ROWS)),
                      self.scene_hit.eq((decoder.region == Region.SCENE)
                                        & (decoder.offset[:2] == 2)
-                                       & (decoder.offset[2:] < config.max_triangles * SLOT_ROWS))]
+                                       & (decoder.offset[2:] < config.scene_rows))]
         self.row = offset[2:]
         self.is_write = host.valid & host.write & decoded
         self.is_read = host.valid & ~host.write & decoded
@@ -294,6 +298,11 @@ class HostPort(wiring.Component):
                                      (Reg.NUM_BANDS, self.num_bands, config.max_bands)):
             with m.If(control_write & (offset == reg)):
                 m.d.sync += register.eq(Mux(host.wdata > limit, limit, host.wdata))
+        # (the bins' rows are the host's to place: an address past the memory wraps)
+        for reg, register in ((Reg.BIN_GRID, Cat(self.grid_columns, self.grid_rows)),
+                              (Reg.BIN_TABLE, self.bin_table), (Reg.BIN_LIST, self.bin_list)):
+            with m.If(control_write & (offset == reg)):
+                m.d.sync += register.eq(host.wdata)
 
     def _answers(self, m):
         """Read answers: a cycle after the read is taken (output, texture: later)."""
@@ -306,7 +315,12 @@ class HostPort(wiring.Component):
             for reg_index, value in ((Reg.STATUS, status), (Reg.NUM_TRIANGLES, self.num_triangles),
                                      (Reg.NUM_BANDS, self.num_bands),
                                      (Reg.ERROR_INFO, self.error_info),
-                                     (Reg.CORES, self.gpu_config.cores), (Reg.CYCLES, self.cycles),
+                                     (Reg.CORES, self.gpu_config.cores),
+                                     (Reg.SCENE_ROWS, self.gpu_config.scene_rows),
+                                     (Reg.BIN_GRID, Cat(self.grid_columns, self.grid_rows)),
+                                     (Reg.BIN_TABLE, self.bin_table),
+                                     (Reg.BIN_LIST, self.bin_list),
+                                     (Reg.CYCLES, self.cycles),
                                      *((reg, getattr(self, f"frame_{name}"))
                                        for name, reg in _COUNTER_REGS.items())):
                 with m.Case(reg_index):

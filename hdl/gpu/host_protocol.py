@@ -31,13 +31,13 @@ from enum import IntEnum
 
 from hdl.core.core import CoreError
 from hdl.gpu.frame_status import R500_STAGE
-from hdl.gpu.io_unit import SLOT_ROWS
+from hdl.gpu.scene_layout import SLOT_ROWS, TILE, bin_rows_needed, grid_word, pack_bins
 from hdl.isa import QUAD_FAULT_TEXT, QuadFault, SCALE
 
 __all__ = [
     "Region", "REGION_BASE", "SMALL_REGION_BITS", "LARGE_REGION_BITS", "Reg", "CTRL_START",
     "STATUS_BUSY", "STATUS_DONE", "STATUS_ERROR", "FRAME_ENDED", "COUNTERS", "ROW_WORDS",
-    "BAND_WORDS", "host_address", "register_address", "scene_load_runs",
+    "BAND_WORDS", "host_address", "register_address", "scene_load_runs", "bins_fit",
     "core_error_message", "error_info_message", "FrameError", "CoreStopped", "R500Stopped",
     "Frame",
     "load_scene", "start_frame", "read_counters", "render_frame", "BlockingPort",
@@ -88,11 +88,18 @@ class Reg(IntEnum):
     NUM_BANDS = 3
     ERROR_INFO = 4
     CORES = 5
+    SCENE_ROWS = 6          # read only: the scene memory's rows (triangle slots and bins)
     CYCLES = 8
     INSTRUCTIONS = 9
     IO_WAIT_CYCLES = 10
     STALL_CYCLES = 11
     PIXELS = 12
+    TESTS = 13              # ray/triangle tests (MAINs run)
+    # the frame's bins (hdl/gpu/scene_layout.py): the grid (0: none), the scene memory rows
+    # of their table and of their list
+    BIN_GRID = 16
+    BIN_TABLE = 17
+    BIN_LIST = 18
 
 
 CTRL_START = 1 << 0
@@ -102,7 +109,7 @@ FRAME_ENDED = STATUS_DONE | STATUS_ERROR
 #: the frame counters by the names the renderers' stats give them, in address order
 COUNTERS = {"cycles": Reg.CYCLES, "instructions": Reg.INSTRUCTIONS,
             "io_wait_cycles": Reg.IO_WAIT_CYCLES, "stall_cycles": Reg.STALL_CYCLES,
-            "pixels": Reg.PIXELS}
+            "pixels": Reg.PIXELS, "tests": Reg.TESTS}
 assert list(COUNTERS.values()) == list(range(Reg.CYCLES, Reg.CYCLES + len(COUNTERS)))
 
 #: a configuration or scene row as the host writes it: x, y, z and lane 3 (ignored)
@@ -361,15 +368,26 @@ def _rows(rows):
     return [word for row in rows for word in (*row, 0)]
 
 
-def scene_load_runs(scene, texture_words=None):
+def scene_load_runs(scene, texture_words=None, bins=None):
     """(address, words) runs that load ``scene`` into an idle GPU, as few and long as possible:
-    user code, texture, triangle slots, configuration rows, band table, then NUM_TRIANGLES and
-    NUM_BANDS, and the R500 stage's state (``r500_scene_runs``). Rows are written as four words
-    (lane 3 is ignored) and triangle slots as SLOT_ROWS rows (the last is ignored), so that each
-    region is one run."""
+    user code, texture, triangle slots and the bins after them, configuration rows, band
+    table, then NUM_TRIANGLES and NUM_BANDS, the bins' registers (BIN_GRID 0 without
+    ``bins``), and the R500 stage's state (``r500_scene_runs``). Rows are written as four
+    words (lane 3 is ignored) and triangle slots as SLOT_ROWS rows (the last is ignored), so
+    that each region is one run. ``bins``: the scene's bins (``columns``, ``rows`` and
+    ``lists`` of triangle indices per tile, as ``sim.bins.Bins``), which must fit the GPU's
+    scene memory (``bins_fit``)."""
     empty_rows = [(0, 0, 0)] * SLOT_ROWS
     slots = [row for triangle in scene.triangles
              for row in (list(triangle) + empty_rows)[:SLOT_ROWS]]
+    bin_registers = [0, 0, 0]
+    if bins is not None:
+        if bins.tile != TILE:
+            raise ValueError(f"the GPU's bins are tiles of {TILE} pixels, not {bins.tile}")
+        table, entries = pack_bins(bins.lists)
+        bin_registers = [grid_word(bins.columns, bins.rows), len(slots),
+                         len(slots) + len(table)]
+        slots += table + entries
     bands = [word for band, (initial, final) in enumerate(scene.bands)
              for word in (*initial, scene.band_output_base(band), *final, 0)]
     runs = [
@@ -380,8 +398,14 @@ def scene_load_runs(scene, texture_words=None):
         (host_address(Region.CONFIG), _rows(scene.config)),
         (host_address(Region.BANDS), bands),
         (register_address(Reg.NUM_TRIANGLES), [len(scene.triangles), len(scene.bands)]),
+        (register_address(Reg.BIN_GRID), bin_registers),
     ] + r500_scene_runs(scene, texture_words)
     return [(address, words) for address, words in runs if words]
+
+
+def bins_fit(scene, bins, scene_rows):
+    """Whether ``scene``'s triangles and ``bins`` fit a scene memory of ``scene_rows`` rows."""
+    return len(scene.triangles) * SLOT_ROWS + bin_rows_needed(bins.lists) <= scene_rows
 
 
 # --- errors as text --------------------------------------------------------------------------
@@ -426,10 +450,11 @@ class Frame:
     output: list | bytes    # 3 x width x height output words (or their bits 7:0)
     load_s: float           # wall time loading the scene
     run_s: float            # wall time from the start until STATUS said the frame ended
+    binned: bool = False    # each pixel tested its bin's triangles
 
 
-async def load_scene(port, scene, texture_words=None):
-    for address, words in scene_load_runs(scene, texture_words):
+async def load_scene(port, scene, texture_words=None, bins=None):
+    for address, words in scene_load_runs(scene, texture_words, bins):
         await port.write(address, words)
 
 
@@ -466,20 +491,23 @@ async def _r500_check(port, scene):
 
 
 async def render_frame(port, scene, *, output="words", cores=None, log=None,
-                       texture_words=None):
+                       texture_words=None, bins=None):
     """Render ``scene`` through ``port``; return a Frame. ``output``: "words" reads the output
     words with ``port.read``, "bytes" their bits 7:0 with ``port.read_bytes`` (a board's
     narrow output store holds converted pixels). ``cores``: the core count the GPU must have.
     ``texture_words``: the GPU's texture memory (where the R500 program's samplers must lie;
-    default the scene's texture). ``log(text)`` hears of each step. A busy GPU, a core count
+    default the scene's texture). ``bins``: the scene's bins (``scene_load_runs``), loaded if
+    they fit the GPU's scene memory (else every pixel tests every triangle, and the log says
+    so). ``log(text)`` hears of each step. A busy GPU, a core count
     other than ``cores``, a scene with an R500 program the GPU cannot shade, a core error or an
     R500 fault raise FrameError (CoreStopped, R500Stopped for the errors)."""
     if output not in ("words", "bytes"):
         raise ValueError(f"output is 'words' or 'bytes', not {output!r}")
     log = log or (lambda text: None)
     first = Reg.STATUS
-    status_to_cores = await port.read(register_address(first), Reg.CORES - first + 1)
-    status, built = status_to_cores[0], status_to_cores[Reg.CORES - first]
+    registers = await port.read(register_address(first), Reg.SCENE_ROWS - first + 1)
+    status, built, scene_rows = (registers[reg - first]
+                                 for reg in (Reg.STATUS, Reg.CORES, Reg.SCENE_ROWS))
     if status & STATUS_BUSY:
         raise FrameError("the GPU is busy with a frame started earlier")
     if cores is not None and built != cores:
@@ -488,9 +516,14 @@ async def render_frame(port, scene, *, output="words", cores=None, log=None,
     if shading is not None:
         await _r500_check(port, scene)
     log(f"the GPU is idle, {built} cores")
+    if bins is not None and not bins_fit(scene, bins, scene_rows):
+        log(f"the bins need {bin_rows_needed(bins.lists)} scene memory rows beside the "
+            f"triangles' {len(scene.triangles) * SLOT_ROWS}, the GPU has {scene_rows}: every "
+            f"pixel tests every triangle")
+        bins = None
 
     started = time.monotonic()
-    await load_scene(port, scene, texture_words)
+    await load_scene(port, scene, texture_words, bins)
     load_s = time.monotonic() - started
     log(f"scene loaded in {load_s:.1f} s")
 
@@ -516,7 +549,7 @@ async def render_frame(port, scene, *, output="words", cores=None, log=None,
     count = 3 * scene.width * scene.height
     read = port.read_bytes if output == "bytes" else port.read
     data = await read(host_address(Region.OUTPUT), count)
-    return Frame(built, counters, data, load_s, run_s)
+    return Frame(built, counters, data, load_s, run_s, bins is not None)
 
 
 class BlockingPort:

@@ -4,22 +4,26 @@
   row and value) is written into the core's configuration bank.
 * Band setup: a band (``band`` stream: its two position rows and output word base) is taken
   only while idle; rows 6 and 7 are written, ``omem_base`` is set and ``band_start`` pulses.
-* Triangle streaming: the scene memory is read row by row (``scene_req``: the row's address
-  ``triangle * SLOT_ROWS + row``; ``scene_resp``: the 96-bit row, a cycle or more after the read
-  is taken, in request order). Rows arrive in a small queue (``ROW_QUEUE`` rows, LUT RAM);
-  a read is only made while the queue has room for its answer counting the reads in flight,
-  so answers are never refused. The unit writes the rows from the queue into
-  the IO copy of the swap bank (registers 44-50), one per cycle the core's write port is free
-  (``io_ready``). When all 7 are in (the core takes rows into a buffer: ``io_idle`` says they
-  have landed), ``tri_ready`` goes high; the control unit flips the copies (``tri_flip``) and
-  MAIN runs on triangle k while triangle k+1 (after the last one: triangle 0, for the next
-  pixel) is written. The flip is the only synchronisation.
+* Triangle streaming: for each pixel, ahead of the core, ``BinFetch`` (hdl/gpu/bin_fetch.py)
+  finds the pixel's bin (docs/binning.md; without bins, every triangle) and reads the scene
+  memory: the bin's table and list rows (meta reads, answered to it) and its triangles' rows
+  (``scene_req``: the row's address ``triangle * SLOT_ROWS + row``; ``scene_resp``: the 96-bit
+  row, a cycle or more after the read is taken, in request order). How many triangles each
+  pixel tests goes to the core on ``pixel_triangles`` (a FIFO of a few pixels). Rows arrive in
+  a small queue (``ROW_QUEUE`` rows, LUT RAM); a row read is only made while the queue has room
+  for its answer counting the reads in flight, so answers are never refused. The unit writes
+  the rows from the queue into the IO copy of the swap bank (registers 44-50), one per cycle
+  the core's write port is free (``io_ready``). When all 7 are in (the core takes rows into a
+  buffer: ``io_idle`` says they have landed), ``tri_ready`` goes high; the control unit flips
+  the copies (``tri_flip``) and MAIN runs on triangle k while the next one is written. The flip
+  is the only synchronisation.
 
 Prefetch: reads go on while ``tri_ready`` waits for the flip, until the queue (8 rows: a whole
 triangle and a row) is full. So after a flip only the 7 register writes remain (``tri_ready``
 8 cycles after ``tri_flip`` with a free write port), and the scene memory sees 7 reads per
-triangle per core. The first triangle of a band is read as soon as the band is taken (during
-rows 6/7) and written during INITIAL .. RGU.
+triangle per core, and a meta read per pixel and per four of its triangles. The first triangle
+of a band is read as soon as the band is taken (during rows 6/7) and written during INITIAL ..
+RGU.
 
 Why rows and not whole triangles: a scene memory one triangle (672 bits) wide, read into a
 672-bit buffer per unit, puts 672 x 4 wires on the 4-core ULX3S top, all leaving the scene
@@ -29,28 +33,28 @@ instead of 20 on the ULX3S (``hdl/gpu/gpu.py``).
 
 The band ends at ``band_done`` or when the core stops with an error (``core_error``: then
 ``error`` pulses once); the unit is idle again (once the reads in flight are answered) and
-drops their rows and those in its queue.
+drops their rows and those in its queue, and the counts of pixels fetched ahead.
 """
 
-from amaranth import Module, Signal, Mux, Cat, ResetInserter
+from amaranth import Module, Signal, Mux, ResetInserter, unsigned
 from amaranth.lib import wiring, data, stream
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from hdl.core.core import IoRow
+from hdl.gpu.bin_fetch import BinFetch
+from hdl.gpu.scene_layout import GRID_AXIS_BITS, ROWS_PER_TRIANGLE, SLOT_ROWS
 from hdl.isa import VectorLayout, reg
 
 __all__ = ["IoUnit", "BandEntry", "TRIANGLE_FIRST_REG", "ROWS_PER_TRIANGLE", "SLOT_ROWS",
-           "ROW_QUEUE"]
+           "ROW_QUEUE", "COUNT_QUEUE"]
 
 #: register of a triangle's first row (V0); its 7 rows are consecutive registers
 TRIANGLE_FIRST_REG = reg("CREG_V0")
-ROWS_PER_TRIANGLE = 7
-#: scene memory rows per triangle slot (7 used, a power of two for cheap addressing): row
-#: ``triangle * SLOT_ROWS + r`` holds row r of V0 UV0 V1 UV1 V2 UV2 DIFFUSE
-SLOT_ROWS = 8
 #: rows the unit can hold: a whole triangle read ahead while MAIN runs, and one more
 ROW_QUEUE = 8
+#: pixels whose triangle counts the unit can hold ahead of the core
+COUNT_QUEUE = 4
 _INITIAL_ROW = reg("CREG_PIXEL_2D_INITIAL_POSITION")
 _FINAL_ROW = reg("CREG_PIXEL_2D_FINAL_POSITION")
 assert [reg(n) for n in ("CREG_V0", "CREG_UV0", "CREG_V1", "CREG_UV1", "CREG_V2", "CREG_UV2",
@@ -66,19 +70,22 @@ class BandEntry(data.Struct):
 
 
 class IoUnit(wiring.Component):
-    """Parameter: ``max_triangles`` (scene memory depth in triangle slots)."""
+    """Parameter: ``scene_rows`` (the scene memory's depth in rows)."""
 
-    def __init__(self, max_triangles):
-        if max_triangles < 1:
-            raise ValueError(f"max_triangles must be at least 1, got {max_triangles}")
-        self.max_triangles = max_triangles
+    def __init__(self, scene_rows):
+        if scene_rows < SLOT_ROWS:
+            raise ValueError(f"scene_rows must be at least {SLOT_ROWS}, got {scene_rows}")
+        self.scene_rows = scene_rows
         super().__init__({
             "band": In(stream.Signature(BandEntry)),
             "config": In(stream.Signature(IoRow)),
             "num_triangles": In(16),
+            # the bins (hdl/gpu/scene_layout.py: BIN_GRID, BIN_TABLE, BIN_LIST)
+            "grid_columns": In(GRID_AXIS_BITS), "grid_rows": In(GRID_AXIS_BITS),
+            "table_base": In(range(scene_rows)), "list_base": In(range(scene_rows)),
             "idle": Out(1),
             "error": Out(1),
-            "scene_req": Out(stream.Signature(range(max_triangles * SLOT_ROWS))),
+            "scene_req": Out(stream.Signature(range(scene_rows))),
             "scene_resp": In(stream.Signature(VectorLayout, always_ready=True)),
             # towards the shader core
             "io_valid": Out(1), "io_addr": Out(6), "io_data": Out(VectorLayout), "io_ready": In(1),
@@ -86,6 +93,7 @@ class IoUnit(wiring.Component):
             "omem_base": Out(32),
             "band_start": Out(1), "band_done": In(1), "core_error": In(1),
             "tri_ready": Out(1), "tri_flip": In(1),
+            "pixel_triangles": Out(stream.Signature(unsigned(16))),
         })
 
     def elaborate(self, platform):
@@ -95,38 +103,47 @@ class IoUnit(wiring.Component):
 
         fetching = Signal()             # a band runs: keep the queue filled
         writing = Signal()              # rows 6/7 are written: the write port is the queue's
-        next_triangle = Signal(range(self.max_triangles))   # the next read's triangle ...
-        next_row = Signal(range(ROWS_PER_TRIANGLE))          # ... and row
-        in_flight = Signal(range(ROW_QUEUE + 1))    # reads taken, not answered yet
+        in_flight = Signal(range(ROW_QUEUE + 2))    # reads taken, not answered yet
         copy_rows = Signal(range(ROWS_PER_TRIANGLE + 1))     # rows in the IO copy
 
-        # (emptied when a band is taken: rows of a band that ended do not reach the next one)
+        # (emptied when a band is taken: rows and counts of a band that ended do not reach
+        # the next one; the fetch starts its walk again)
         start_band = Signal()
         m.submodules.queue = queue = ResetInserter(start_band)(
             SyncFIFO(width=VectorLayout.as_shape().size, depth=ROW_QUEUE))
+        m.submodules.counts = counts = ResetInserter(start_band)(
+            SyncFIFO(width=16, depth=COUNT_QUEUE))
+        m.submodules.fetch = fetch = ResetInserter(start_band)(BinFetch(self.scene_rows))
+        m.d.comb += [fetch.initial_x.eq(entry.initial.x), fetch.initial_y.eq(entry.initial.y),
+                     fetch.final_x.eq(entry.final.x), fetch.num_triangles.eq(self.num_triangles),
+                     fetch.grid_columns.eq(self.grid_columns), fetch.grid_rows.eq(self.grid_rows),
+                     fetch.table_base.eq(self.table_base), fetch.list_base.eq(self.list_base)]
+        m.d.comb += [counts.w_en.eq(fetch.count.valid), counts.w_data.eq(fetch.count.payload),
+                     fetch.count.ready.eq(counts.w_rdy),
+                     self.pixel_triangles.valid.eq(counts.r_rdy & writing),
+                     self.pixel_triangles.payload.eq(counts.r_data),
+                     counts.r_en.eq(self.pixel_triangles.ready & writing)]
 
-        # rows are read in order, whenever the queue has room for the answer
+        # a row read only while the queue has room for its answer; a meta read any time
+        room = Mux(fetch.read_row, in_flight + queue.level < ROW_QUEUE, in_flight <= ROW_QUEUE)
         m.d.comb += [
-            self.scene_req.valid.eq(fetching & (self.num_triangles != 0)
-                                    & (in_flight + queue.level < ROW_QUEUE)),
-            self.scene_req.payload.eq(Cat(next_row, next_triangle)),
+            self.scene_req.valid.eq(fetching & fetch.read.valid & room),
+            self.scene_req.payload.eq(fetch.read.payload),
+            fetch.read.ready.eq(fetching & self.scene_req.ready & room),
         ]
-        assert SLOT_ROWS == 1 << len(next_row)
         taken = self.scene_req.valid & self.scene_req.ready
         # (answered a cycle or more later: the Gpu registers the request on its way)
         with m.If(taken & ~self.scene_resp.valid):
             m.d.sync += in_flight.eq(in_flight + 1)
         with m.Elif(~taken & self.scene_resp.valid):
             m.d.sync += in_flight.eq(in_flight - 1)
-        with m.If(taken):
-            with m.If(next_row == ROWS_PER_TRIANGLE - 1):
-                m.d.sync += [next_row.eq(0),
-                             next_triangle.eq(Mux(next_triangle + 1 >= self.num_triangles, 0,
-                                                  next_triangle + 1))]
-            with m.Else():
-                m.d.sync += next_row.eq(next_row + 1)
-        # (answers to a band that ended are dropped)
-        m.d.comb += [queue.w_en.eq(self.scene_resp.valid & fetching),
+        # A meta read waits for its answer: the last one outstanding is its. Rows of a band
+        # that ended are dropped.
+        meta = Signal()
+        m.d.comb += [meta.eq(self.scene_resp.valid & fetch.waiting & (in_flight == 1)),
+                     fetch.meta.valid.eq(meta & fetching),
+                     fetch.meta.payload.eq(self.scene_resp.payload),
+                     queue.w_en.eq(self.scene_resp.valid & fetching & ~meta),
                      queue.w_data.eq(self.scene_resp.payload)]
 
         # queue -> IO copy, row 0 first
@@ -151,8 +168,7 @@ class IoUnit(wiring.Component):
                              self.io_data.eq(self.config.payload.data)]
                 with m.If(self.band.valid & (in_flight == 0)):
                     m.d.comb += start_band.eq(1)
-                    m.d.sync += [entry.eq(self.band.payload), next_triangle.eq(0),
-                                 next_row.eq(0), copy_rows.eq(0),
+                    m.d.sync += [entry.eq(self.band.payload), copy_rows.eq(0),
                                  fetching.eq(1)]
                     m.next = "ROW6"
             with m.State("ROW6"):

@@ -9,19 +9,20 @@ import time
 
 from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
                                    render_frame_blocking)
+from sim.bins import bin_rows_for, frame_bins
 from sim.fast.build import Design
 from sim.fast.driver import FastSim, FastSimError
 
 __all__ = ["render_gpu_fast", "gpu_design", "BusHost"]
 
 
-def gpu_design(rom, config, scene=None):
-    """The Gpu of ``config`` (a ``hdl.config.GpuConfig``, fitted to ``scene`` when given) as a
-    ``sim.fast.build.Design``: cached builds are found by its constructor arguments and the
-    RTL sources, without elaborating it."""
+def gpu_design(rom, config, scene=None, bins=None):
+    """The Gpu of ``config`` (a ``hdl.config.GpuConfig``, fitted to ``scene`` and its ``bins``
+    when given) as a ``sim.fast.build.Design``: cached builds are found by its constructor
+    arguments and the RTL sources, without elaborating it."""
     from hdl.gpu.gpu import Gpu
     if scene is not None:
-        config = config.fitted(scene)
+        config = config.fitted(scene, bin_rows_for(bins))
     return Design(Gpu, [int(w) for w in rom], config)
 
 
@@ -66,28 +67,31 @@ class BusHost:
 
 
 def render_gpu_fast(scene, rom, config, backend=None, progress=None, chunk_cycles=100_000,
-                    max_cycles=2_000_000_000, sim=None, log=None):
+                    max_cycles=2_000_000_000, sim=None, log=None, binning=True):
     """Render ``scene`` on the GPU of ``config`` (a ``hdl.config.GpuConfig``) in the fast
     simulator; return (the output memory as a list: words, or converted pixels with the 8-bit
     output store; stats). ``progress(pixels_done, cycles)`` is called after every
     ``chunk_cycles``. ``sim``: an existing FastSim of such a Gpu (idle) to reuse instead of
-    building.
+    building. ``binning``: each pixel tests only its bin's triangles (``sim.bins.frame_bins``).
 
     stats: cycles (the GPU's frame counter), wall_s (load + run + read back), run_s, cores,
-    instructions, io_wait_cycles, stall_cycles, pixels, bus_cycles (loading and reading
+    instructions, io_wait_cycles, stall_cycles, pixels, tests (ray/triangle tests), binning
+    (the frame was binned), bus_cycles (loading and reading
     back), backend, prepare_s (elaboration, export and build or cache look-up; not in wall_s),
     build_s (0 when the model came from the cache).
     """
     prepare_start = time.monotonic()
+    bins = frame_bins(scene, binning)
     if sim is None:
-        sim = FastSim(gpu_design(rom, config, scene), backend=backend, log=log)
+        sim = FastSim(gpu_design(rom, config, scene, bins), backend=backend, log=log)
     prepare_s = time.monotonic() - prepare_start
     start = time.monotonic()
     sim.attach_bus()
     host = BusHost(sim, progress, chunk_cycles, max_cycles)
     try:
         frame = render_frame_blocking(host, scene, cores=config.cores,
-                                      texture_words=config.fitted(scene).tmem_words)
+                                      texture_words=config.fitted(scene).tmem_words,
+                                      bins=bins, log=log)
     except FrameError as e:
         raise FastSimError(f"{scene.name}: {e}") from None
     if progress:
@@ -96,6 +100,7 @@ def render_gpu_fast(scene, rom, config, backend=None, progress=None, chunk_cycle
         "backend": sim.backend,
         "cores": config.cores,
         **frame.counters,
+        "binning": frame.binned,
         "bus_cycles": int(host.bus_cycles),
         "wall_s": round(time.monotonic() - start, 3),
         "load_s": round(frame.load_s, 3),

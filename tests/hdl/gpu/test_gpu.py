@@ -23,6 +23,7 @@ from hdl.isa import USER_CODE_START
 from sim.demo_scene import demo_scene
 from sim.image import word_to_u8
 from hdl.gpu.host_protocol import load_scene, start_frame
+from sim.bins import frame_bins
 from sim.gpu_pysim import (render_gpu_pysim, gpu_for_scene, HostDriver, PysimPort)
 from sim.sequencer import render_model
 
@@ -68,14 +69,16 @@ def test_frame_matches_model(rom, name, cores, changes):
     """On the ``ulx3s`` preset (memories as small as the scene; its 8-bit output store holds
     converted pixels) the output is the model's words converted."""
     scene = tiny_scene()
-    expected, results, _ = render_model(scene, rom, cores=1, jobs=1)
+    expected, results, _ = render_model(scene, rom, cores=1, jobs=1, bins=frame_bins(scene))
     config = small_memories(name, scene, cores=cores, **changes)
     omem, stats = render_gpu_pysim(scene, rom, config, max_cycles=50_000)
     if config.narrow_stores:
         expected = [word_to_u8(word) for word in expected]
     assert omem == expected
     assert stats["pixels"] == scene.pixel_count == 16
+    assert stats["binning"]
     assert stats["instructions"] == sum(r.instructions for r in results)
+    assert stats["tests"] == sum(r.tests for r in results)
     # Triangles stream in while the core computes: at most the first triangle of a band could
     # wait (and even that one loads during INITIAL .. RGU).
     assert stats["io_wait_cycles"] <= 4 * len(scene.bands), stats

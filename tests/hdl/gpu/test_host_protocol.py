@@ -48,19 +48,45 @@ def test_scene_runs_are_the_documented_writes():
     # band table: band*8 + lane initial, + 3 output base, + 4 + lane final, + 7 unused
     assert runs[4] == (0x0020_0000, [0xA0, 0xA1, 0xA2, 0, 0xA4, 0xA5, 0xA6, 0,
                                      0xB0, 0xB1, 0xB2, 3, 0xB4, 0xB5, 0xB6, 0])
-    # NUM_TRIANGLES (2) and NUM_BANDS (3), last
+    # NUM_TRIANGLES (2) and NUM_BANDS (3)
     assert runs[5] == (2, [2, 2])
+    # BIN_GRID (16), BIN_TABLE, BIN_LIST: no bins
+    assert runs[6] == (16, [0, 0, 0])
     # a scene without an R500 program turns the stage's shading off (it keeps the last frame's)
-    assert runs[6] == (r500_address(R5Area.REGS, R5Reg.SHADE), [0])
+    assert runs[7] == (r500_address(R5Area.REGS, R5Reg.SHADE), [0])
     assert [addr for addr, _ in runs] == [0x0300_0000, 0x0200_0000, 0x0100_0000, 0x0010_0000,
-                                          0x0020_0000, 2, 0x0500_0006]
+                                          0x0020_0000, 2, 16, 0x0500_0006]
+
+
+class TinyBins:
+    """A 2 x 1 tile grid: tile 0 tests triangle 1, tile 1 both."""
+    tile, columns, rows = 8, 2, 1
+    lists = ((1,), (0, 1))
+
+
+def test_bins_follow_the_triangle_slots():
+    runs = dict(scene_load_runs(TinyScene(), bins=TinyBins()))
+    scene = runs[0x0100_0000]
+    # one table row (tiles 0 and 1: start 0 count 1, start 1 count 2), one list row (1, 0, 1);
+    # fields of 24 bits from the row's lowest bit: z is the lowest word, x the highest
+    table, entries = scene[16 * 4:17 * 4], scene[17 * 4:18 * 4]
+    assert len(scene) == 18 * 4
+
+    def fields(row):
+        x, y, z, _ = row
+        value = z | y << 32 | x << 64
+        return [(value >> (24 * f)) & 0xFF_FFFF for f in range(4)]
+
+    assert fields(table) == [0, 1, 1, 2] and fields(entries) == [1, 0, 1, 0]
+    # BIN_GRID = columns | rows << 16, BIN_TABLE row 16, BIN_LIST row 17
+    assert runs[16] == [2 | 1 << 16, 16, 17]
 
 
 def test_a_scene_without_user_code_or_texture_has_no_runs_for_them():
     scene = TinyScene()
     scene.user_code, scene.texture = None, []
     assert [addr for addr, _ in scene_load_runs(scene)] == [0x0100_0000, 0x0010_0000,
-                                                            0x0020_0000, 2, 0x0500_0006]
+                                                            0x0020_0000, 2, 16, 0x0500_0006]
 
 
 def test_error_info_reads_as_one_line():
@@ -79,9 +105,9 @@ class FakeGpu:
     """A blocking host standing in for an idle GPU: a word store with the control registers
     preset; the frame ends with ``end`` (STATUS) once CTRL start was written."""
 
-    def __init__(self, end=STATUS_DONE, status=0, cores=2, error_info=0):
-        self.words = {1: status, 4: error_info, 5: cores, 8: 1000, 9: 400, 10: 30, 11: 200,
-                      12: 2}
+    def __init__(self, end=STATUS_DONE, status=0, cores=2, error_info=0, scene_rows=64):
+        self.words = {1: status, 4: error_info, 5: cores, 6: scene_rows, 8: 1000, 9: 400,
+                      10: 30, 11: 200, 12: 2, 13: 4}
         self.words.update({0x0400_0000 + i: 0x200 * i + 0x1FF for i in range(6)})
         self.end = end
         self.writes = []
@@ -107,11 +133,23 @@ def test_frame_sequence_loads_starts_and_reads_back():
     assert gpu.writes == scene_load_runs(TinyScene()) + [(0, [1])]
     assert frame.cores == 2
     assert frame.counters == {"cycles": 1000, "instructions": 400, "io_wait_cycles": 30,
-                              "stall_cycles": 200, "pixels": 2}
+                              "stall_cycles": 200, "pixels": 2, "tests": 4}
+    assert not frame.binned
     assert frame.output == [0x200 * i + 0x1FF for i in range(6)]
     assert lines[0] == "the GPU is idle, 2 cores" and lines[-1] == "frame done: 1000 GPU cycles"
     as_bytes = render_frame_blocking(FakeGpu(), TinyScene(), output="bytes").output
     assert as_bytes == bytes([0xFF] * 6)
+
+
+def test_bins_are_loaded_if_they_fit_the_scene_memory():
+    gpu = FakeGpu(scene_rows=18)
+    assert render_frame_blocking(gpu, TinyScene(), bins=TinyBins()).binned
+    assert gpu.writes == scene_load_runs(TinyScene(), bins=TinyBins()) + [(0, [1])]
+    gpu, lines = FakeGpu(scene_rows=17), []
+    assert not render_frame_blocking(gpu, TinyScene(), bins=TinyBins(), log=lines.append).binned
+    assert gpu.writes == scene_load_runs(TinyScene()) + [(0, [1])]
+    assert "the bins need 2 scene memory rows beside the triangles' 16, the GPU has 17: " \
+           "every pixel tests every triangle" in lines
 
 
 def test_frame_sequence_reports_what_stopped_it():

@@ -5,7 +5,9 @@ per triangle (its rows, in order; row 7 of a slot never) and the next triangle r
 waiting for the flip (so the loading time after a flip is just the 7 register writes, even with
 a slow scene memory grant), never more reads outstanding than the row queue holds,
 configuration writes only while idle, and the end of a band by band_done or an error (rows
-still on their way dropped)."""
+still on their way dropped). With bins (hdl/gpu/scene_layout.py): for every pixel of NPG's
+walk, its bin's count on ``pixel_triangles`` and its bin's triangles in order, every triangle
+outside the grid."""
 
 import random
 
@@ -15,7 +17,8 @@ from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
 from hdl.gpu.io_unit import IoUnit, TRIANGLE_FIRST_REG, SLOT_ROWS, ROW_QUEUE
-from hdl.isa import VectorLayout
+from hdl.gpu.scene_layout import TILE, grid_word, pack_bins
+from hdl.isa import ONE, VectorLayout
 
 TRIANGLES = 3
 MAX_TRIANGLES = 4
@@ -29,15 +32,17 @@ def triangle_row(t, row):
 UNUSED_ROW = (0xDEAD, 0xDEAD, 0xDEAD)
 
 
-def make_dut(answer_cycles=1):
+def make_dut(answer_cycles=1, bin_rows=()):
     """An IoUnit reading a row-wide scene memory directly, answered ``answer_cycles`` after a
-    read is taken; ``grant`` (driven by the testbench, 1 by default) plays the arbiter."""
+    read is taken; ``grant`` (driven by the testbench, 1 by default) plays the arbiter. The
+    memory holds MAX_TRIANGLES slots, then ``bin_rows`` (rows of words x, y, z)."""
     m = Module()
-    m.submodules.unit = unit = IoUnit(MAX_TRIANGLES)
+    depth = MAX_TRIANGLES * SLOT_ROWS + max(len(bin_rows), 1)
+    m.submodules.unit = unit = IoUnit(depth)
     init = [dict(zip("xyz", triangle_row(t, row) if row < 7 else UNUSED_ROW))
             for t in range(MAX_TRIANGLES) for row in range(SLOT_ROWS)]
-    m.submodules.scene = scene = Memory(shape=VectorLayout, depth=MAX_TRIANGLES * SLOT_ROWS,
-                                        init=init)
+    init += [dict(zip("xyz", row)) for row in bin_rows]
+    m.submodules.scene = scene = Memory(shape=VectorLayout, depth=depth, init=init)
     grant = Signal(init=1)
     rp = scene.read_port()
     taken = unit.scene_req.valid & grant
@@ -71,8 +76,8 @@ class ReadLog:
             ctx.set(grant, self.rng.random() < self.grant_rate)
 
 
-def simulate(testbench, core_process, reads=None, answer_cycles=1):
-    m, unit, grant = make_dut(answer_cycles)
+def simulate(testbench, core_process, reads=None, answer_cycles=1, bin_rows=()):
+    m, unit, grant = make_dut(answer_cycles, bin_rows)
     sim = Simulator(m)
     sim.add_clock(1e-8)
 
@@ -98,7 +103,8 @@ class FakeCore:
     lands 1 to ``landing_cycles`` cycles later (``io_idle`` low until every taken row has
     landed; the core's rows land a cycle later when its write port is free)."""
 
-    def __init__(self, seed, busy_rate=0.3, landing_cycles=3):
+    def __init__(self, seed, busy_rate=0.3, landing_cycles=3, take_counts=True):
+        self.take_counts = take_counts
         self.rng = random.Random(seed)
         self.busy_rate = busy_rate
         self.landing_cycles = landing_cycles
@@ -111,6 +117,7 @@ class FakeCore:
     async def process(self, ctx, unit):
         ctx.set(unit.io_ready, 1)
         ctx.set(unit.io_idle, 1)
+        ctx.set(unit.pixel_triangles.ready, self.take_counts)   # (not looked at, then)
         async for _, _, valid, ready, addr, data in ctx.tick().sample(
                 unit.io_valid, unit.io_ready, unit.io_addr, unit.io_data):
             self.cycle += 1
@@ -319,3 +326,71 @@ def test_core_error_ends_the_band():
         assert triangle_in_copy(core, 0)
 
     simulate(tb, core.process)
+
+
+def walk(initial, final):
+    """Integer (x, y) of the pixels NPG walks from ``initial`` to ``final`` (integers)."""
+    (x, y), (final_x, final_y) = initial, final
+    while y < final_y:
+        yield x, y
+        x, y = (0, y + 1) if x >= final_x - 1 else (x + 1, y)
+
+
+@pytest.mark.parametrize("answer_cycles, grant_rate", [(1, 1.0), (3, 0.5)])
+def test_binned_pixels_test_their_bins_triangles(answer_cycles, grant_rate):
+    """A 3 x 2 tile grid (24 x 16 pixels), random bins (some empty) over the 4 triangles; a band
+    from (5, 3) with rows 28 pixels wide, so that columns 24-27 are outside the grid (every
+    triangle there). The count of every pixel and its triangles, in order, are the bin's."""
+    rng = random.Random(answer_cycles)
+    columns, rows = 3, 2
+    lists = [sorted(rng.sample(range(MAX_TRIANGLES), rng.randrange(MAX_TRIANGLES + 1)))
+             for _ in range(columns * rows)]
+    lists[1] = []
+    table, entries = pack_bins(lists)
+    table_base = MAX_TRIANGLES * SLOT_ROWS
+    pixels = list(walk((5, 3), (28, 12)))[:70]
+    expected = [lists[(y // TILE) * columns + x // TILE] if x < columns * TILE
+                else list(range(TRIANGLES)) for x, y in pixels]
+    core = FakeCore(seed=11, busy_rate=0.2, take_counts=False)
+    seen = []
+
+    async def tb(ctx, unit):
+        ctx.set(unit.grid_columns, columns)
+        ctx.set(unit.grid_rows, rows)
+        ctx.set(unit.table_base, table_base)
+        ctx.set(unit.list_base, table_base + len(table))
+        await start_band(ctx, unit, initial=(5 * ONE, 3 * ONE, 0), final=(28 * ONE, 12 * ONE, 0))
+        for pixel, triangles in zip(pixels, expected):
+            for _ in range(100):
+                if ctx.get(unit.pixel_triangles.valid):
+                    break
+                await ctx.tick()
+            else:
+                raise AssertionError(f"no count for pixel {pixel}")
+            count = ctx.get(unit.pixel_triangles.payload)
+            ctx.set(unit.pixel_triangles.ready, 1)
+            await ctx.tick()
+            ctx.set(unit.pixel_triangles.ready, 0)
+            got = []
+            for _ in range(count):
+                await wait_ready(ctx, unit)
+                await ctx.tick()
+                got.append(next((t for t in range(MAX_TRIANGLES)
+                                 if triangle_in_copy(core, t)), None))
+                ctx.set(unit.tri_flip, 1)
+                await ctx.tick()
+                ctx.set(unit.tri_flip, 0)
+                core.io_copy.clear()
+            seen.append(got)
+            assert got == triangles, (pixel, got, triangles)
+        ctx.set(unit.band_done, 1)
+        await ctx.tick()
+        ctx.set(unit.band_done, 0)
+        for _ in range(8):
+            await ctx.tick()
+        assert ctx.get(unit.idle)
+
+    reads = ReadLog(grant_rate=grant_rate, seed=answer_cycles)
+    simulate(tb, core.process, reads, answer_cycles, bin_rows=table + entries)
+    assert seen == expected
+    assert any(not t for t in expected) and any(len(t) == TRIANGLES for t in expected)

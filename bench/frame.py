@@ -1,0 +1,132 @@
+"""One frame on the RTL GPU (fast backend): cycles, ray/triangle tests and frames per second.
+
+    python -m bench.frame --scene SCENE [--config PRESET] [--cores N] [--no-binning]
+                          [--set FIELD=VALUE ...] [--check] [--json FILE]
+
+SCENE as ``python -m sim.render`` takes it (a theia-2010 directory, a .toml/.json scene,
+``demo``). Prints one JSON object: ``cycles`` (the GPU's frame counter), ``tests`` (MAINs run),
+``cycles_per_test``, ``fmax_mhz`` (the preset's measured Fmax, ``FMAX_MHZ``; null for a
+preset no board build has measured), ``fps`` (frames per second at that clock) and
+``binning`` (the frame was binned, docs/binning.md), with the scene, preset, cores, pixels,
+``bin_s`` (the host's time computing the bins) and ``wall_s``. ``--check``: the frame must
+equal the model's (``identical``; exit 1 if not), and the scene directory's ``Reference.ppm``
+when it has one (``reference``: the values that differ from it). ``--set`` changes a field of
+the preset (``GpuConfig`` or its ``CoreConfig``: ``--set divider=lanes --set
+cross_passes=1``), to measure what a choice costs; ``fmax_mhz`` is then null.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from hdl.config import PRESET_NAMES, preset
+from sim.errors import cli_errors
+from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
+
+#: measured Fmax per preset (MHz): the board build of docs/fpga.md's table (dc2370a, seed 1)
+FMAX_MHZ = {"ulx3s": 79.59}
+
+
+def frame_figures(scene, config, binning=True, check=False, reference=None):
+    """Render ``scene`` on ``config``'s GPU (fast backend); the JSON figures (``check``: and
+    the comparisons with the model and the ``reference`` image, a path or None)."""
+    from firmware.rom import default_rom
+    from sim.bins import frame_bins
+    from sim.fast import render_gpu_fast
+    started = time.monotonic()
+    frame_bins(scene, binning)          # (timed on its own: render_gpu_fast computes them again)
+    bin_s = time.monotonic() - started
+    output, stats = render_gpu_fast(scene, default_rom(), config, binning=binning)
+    fmax = FMAX_MHZ.get(config_name(config))
+    figures = {
+        "scene": scene.name, "cores": config.cores, "pixels": stats["pixels"],
+        "cycles": stats["cycles"], "tests": stats["tests"],
+        "cycles_per_test": round(stats["cycles"] / stats["tests"], 2) if stats["tests"] else None,
+        "fmax_mhz": fmax,
+        "fps": round(fmax * 1e6 / stats["cycles"], 2) if fmax else None,
+        "binning": stats["binning"], "bin_s": round(bin_s, 2),
+        "wall_s": round(time.monotonic() - started, 1),
+    }
+    if check:
+        figures.update(_check(scene, config, output, reference))
+    return figures
+
+
+def config_name(config):
+    """The preset ``config`` is, with any core count (None if it is none of them)."""
+    return next((name for name in PRESET_NAMES
+                 if preset(name, cores=config.cores) == config), None)
+
+
+def _check(scene, config, output, reference):
+    from firmware.rom import default_rom
+    from sim.image import output_to_rgb, read_ppm, word_to_u8
+    from sim.sequencer import render_model
+    expected, _, _ = render_model(scene, default_rom(), cores=config.cores)
+    if config.narrow_stores:
+        expected = [word_to_u8(word) for word in expected]
+    result = {"identical": output == expected}
+    if reference is not None:
+        rgb = output_to_rgb(output, scene.width, scene.height, pixels=config.narrow_stores)
+        result["reference"] = int((rgb != read_ppm(reference)).sum())
+    return result
+
+
+def _setting(text):
+    """'FIELD=VALUE' -> (field, value) typed as the configuration's field."""
+    import dataclasses
+    from hdl.config import CoreConfig, DividerSharing, GpuConfig
+    name, _, value = text.partition("=")
+    fields = {f.name: f for f in dataclasses.fields(CoreConfig) + dataclasses.fields(GpuConfig)}
+    if name not in fields or not value:
+        raise argparse.ArgumentTypeError(f"'{text}' is not FIELD=VALUE of a GpuConfig or "
+                                         f"CoreConfig field")
+    default = getattr(CoreConfig() if name in {f.name for f in dataclasses.fields(CoreConfig)}
+                      else GpuConfig(), name)
+    try:
+        if isinstance(default, bool):
+            if value not in ("true", "false"):
+                raise ValueError(value)
+            return name, value == "true"
+        if isinstance(default, DividerSharing):
+            return name, DividerSharing(value)
+        return name, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a value of {name} "
+                                         f"(like {default!r})") from None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m bench.frame",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--scene", required=True, help=SCENE_ARGUMENT_HELP)
+    parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
+                        help="the GPU's preset (default ulx3s)")
+    parser.add_argument("--cores", type=int, help="cores (default: the preset's)")
+    parser.add_argument("--no-binning", dest="binning", action="store_false",
+                        help="every pixel tests every triangle")
+    parser.add_argument("--set", type=_setting, action="append", default=[],
+                        metavar="FIELD=VALUE", help="change a field of the preset")
+    parser.add_argument("--check", action="store_true",
+                        help="compare the frame with the model's (and Reference.ppm)")
+    parser.add_argument("--json", help="also write the JSON to this file")
+    args = parser.parse_args(argv)
+    with cli_errors("bench.frame"):
+        config = preset(args.config, **({"cores": args.cores} if args.cores else {}),
+                        **dict(args.set))
+        reference = Path(args.scene) / "Reference.ppm"
+        figures = {"config": args.config, **({"set": {k: getattr(v, "value", v)
+                                                      for k, v in args.set}} if args.set else {}),
+                   **frame_figures(load_any_scene(args.scene), config, args.binning,
+                                   args.check, reference if reference.is_file() else None)}
+        text = json.dumps(figures, indent=2)
+        print(text)
+        if args.json:
+            Path(args.json).write_text(text + "\n")
+    return 0 if figures.get("identical", True) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
