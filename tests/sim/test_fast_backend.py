@@ -269,12 +269,15 @@ def test_tiny_frame_matches_model():
     need("verilator")
     from sim.demo_scene import demo_scene
     from sim.fast.gpu import render_gpu_fast
+    from sim.bins import frame_bins
     from sim.sequencer import render_model
     scene = demo_scene(size=8, bands=2, texture_size=16)
-    expected, bands, _ = render_model(scene, default_rom(), cores=1, jobs=1)
+    expected, bands, _ = render_model(scene, default_rom(), cores=1, jobs=1,
+                                      bins=frame_bins(scene))
     omem, stats = render_gpu_fast(scene, default_rom(), preset("default"))
     assert omem == expected
     assert stats["pixels"] == scene.width * scene.height
+    assert stats["binning"] and stats["tests"] == sum(b.tests for b in bands)
     assert stats["instructions"] == sum(b.instructions for b in bands)
     assert stats["cycles"] > stats["instructions"]
 
