@@ -309,6 +309,8 @@ def _documented_writes(scene):
         writes.append((host_address(Region.BANDS, band * 8 + 3), scene.band_output_base(band)))
     writes += [(host_address(Region.CONTROL, 2), len(scene.triangles)),
                (host_address(Region.CONTROL, 3), len(scene.bands))]
+    # no bins: BIN_GRID, BIN_TABLE and BIN_LIST 0
+    writes += [(host_address(Region.CONTROL, reg), 0) for reg in (16, 17, 18)]
     # no R500 program: the R500 stage's SHADE register off
     writes.append((r500_address(R5Area.REGS, R5Reg.SHADE), 0))
     return writes
