@@ -7,8 +7,8 @@ SCENE as ``python -m sim.render`` takes it (a theia-2010 directory, a .toml/.jso
 ``demo``). Prints one JSON object: ``cycles`` (the GPU's frame counter), ``tests`` (MAINs run),
 ``cycles_per_test``, ``fmax_mhz`` (the preset's measured Fmax, ``FMAX_MHZ``; null for a
 preset no board build has measured), ``fps`` (frames per second at that clock) and
-``binning`` (the frame was binned, docs/binning.md), with the scene, preset, cores, pixels,
-``bin_s`` (the host's time computing the bins) and ``wall_s``. ``--check``: the frame must
+``binning`` (the frame was binned, docs/binning.md), with the scene, preset, cores, pixels
+and ``wall_s`` (the bins, the load, the frame and the read-back). ``--check``: the frame must
 equal the model's (``identical``; exit 1 if not), and the scene directory's ``Reference.ppm``
 when it has one (``reference``: the values that differ from it). ``--set`` changes a field of
 the preset (``GpuConfig`` or its ``CoreConfig``: ``--set divider=lanes --set
@@ -33,11 +33,8 @@ def frame_figures(scene, config, binning=True, check=False, reference=None):
     """Render ``scene`` on ``config``'s GPU (fast backend); the JSON figures (``check``: and
     the comparisons with the model and the ``reference`` image, a path or None)."""
     from firmware.rom import default_rom
-    from sim.bins import frame_bins
     from sim.fast import render_gpu_fast
     started = time.monotonic()
-    frame_bins(scene, binning)          # (timed on its own: render_gpu_fast computes them again)
-    bin_s = time.monotonic() - started
     output, stats = render_gpu_fast(scene, default_rom(), config, binning=binning)
     fmax = FMAX_MHZ.get(config_name(config))
     figures = {
@@ -46,7 +43,7 @@ def frame_figures(scene, config, binning=True, check=False, reference=None):
         "cycles_per_test": round(stats["cycles"] / stats["tests"], 2) if stats["tests"] else None,
         "fmax_mhz": fmax,
         "fps": round(fmax * 1e6 / stats["cycles"], 2) if fmax else None,
-        "binning": stats["binning"], "bin_s": round(bin_s, 2),
+        "binning": stats["binning"],
         "wall_s": round(time.monotonic() - started, 1),
     }
     if check:
