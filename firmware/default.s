@@ -63,12 +63,12 @@ ENTRYPOINT_ADRR_CPPU:
 // RGU: the ray of the current pixel, from the camera through the pixel's point on the window.
 ENTRYPOINT_ADRR_RGU:
     MUL CREG_UNNORMALIZED_DIRECTION CREG_PIXEL_2D_POSITION CREG_PROJECTION_WINDOW_SCALE
+    DEC CREG_LAST_COL CREG_PIXEL_2D_FINAL_POSITION VOID   // (issued while the ADD waits)
+    SETX CREG_LAST_t 250.0                  // forget the previous pixel's nearest hit
     ADD CREG_UNNORMALIZED_DIRECTION CREG_UNNORMALIZED_DIRECTION CREG_PROJECTION_WINDOW_MIN
     SUB CREG_UNNORMALIZED_DIRECTION CREG_UNNORMALIZED_DIRECTION CREG_CAMERA_POSITION
     MAG CREG_RAY_DIRECTION CREG_UNNORMALIZED_DIRECTION VOID
     DIV CREG_RAY_DIRECTION CREG_UNNORMALIZED_DIRECTION CREG_RAY_DIRECTION
-    DEC CREG_LAST_COL CREG_PIXEL_2D_FINAL_POSITION VOID
-    SETX CREG_LAST_t 250.0                  // forget the previous pixel's nearest hit
     RETURN RT_FALSE
 
 // ---------------------------------------------------------------------------------------------
@@ -106,14 +106,15 @@ ENTRYPOINT_ADRR_MAIN:
     ADD R1 CREG_u CREG_v
     JGX MAIN_MISS R1 R2
     JGEX MAIN_HIT CREG_t CREG_LAST_t
+    // (what TCC reads first is copied first)
     COPY CREG_LAST_t CREG_t VOID
+    COPY CREG_UV0_LAST CREG_UV0 VOID
+    COPY CREG_UV1_LAST CREG_UV1 VOID
+    COPY CREG_UV2_LAST CREG_UV2 VOID
     COPY CREG_LAST_u CREG_u VOID
     COPY CREG_LAST_v CREG_v VOID
     COPY CREG_E1_LAST CREG_E1 VOID
     COPY CREG_E2_LAST CREG_E2 VOID
-    COPY CREG_UV0_LAST CREG_UV0 VOID
-    COPY CREG_UV1_LAST CREG_UV1 VOID
-    COPY CREG_UV2_LAST CREG_UV2 VOID
     COPY CREG_TRI_DIFFUSE_LAST CREG_TRI_DIFFUSE VOID
 MAIN_HIT:
     CALL ENTRYPOINT_ADRR_TCC
@@ -164,49 +165,48 @@ BIU_MISS:
 ENTRYPOINT_ADRR_TCC:
     JGX TCC_DONE CREG_t CREG_LAST_t
     SUB R1 CREG_UV1_LAST CREG_UV0_LAST
-    MUL R1 CREG_LAST_u R1
     SUB R2 CREG_UV2_LAST CREG_UV0_LAST
+    UNSCALE R4 CREG_TEXTURE_SIZE VOID       // (W, H, 0)
+    MUL R1 CREG_LAST_u R1
     MUL R2 CREG_LAST_v R2
     ADD R1 R1 R2
     ADD R1 R1 CREG_UV0_LAST                 // c: the interpolated (u, v)
     MUL R1 R1 CREG_TEXTURE_SIZE             // f = (fu, fv, 0) in texels
-    FRAC R6 R1 VOID                         // (a, b, 0): where in the texel the hit is
+    // From f on, two independent chains, interleaved: the texel addresses (R2-R5,
+    // TEX_COORD1/2) and the weights (R1, R6, R7, TEXWEIGHT1-4; TEXWEIGHT4 holds a, then a b).
     MOD R2 R1 CREG_TEXTURE_SIZE             // i1 = (u1, v1, 0): texel, still x1.0, wrapped
+    FRAC R6 R1 VOID                         // (a, b, 0): where in the texel the hit is
     INC R3 R2 VOID
-    MOD R3 R3 CREG_TEXTURE_SIZE             // i2 = (u2, v2, .): the neighbours, wrapped
+    NEG R7 R6 VOID                          // 1 - x is computed as -x + 1 as in the reference
     UNSCALE R2 R2 VOID                      // (U1, V1, 0) as integers
+    COPY CREG_TEXWEIGHT4 R6 VOID
+    MOD R3 R3 CREG_TEXTURE_SIZE             // i2 = (u2, v2, .): the neighbours, wrapped
+    INC R7 R7 VOID                          // (1 - a, 1 - b, 1)
+    SWIZZLE3D CREG_TEXWEIGHT4 SWIZZLE_XXX   // a
+    SWIZZLE3D R6 SWIZZLE_YYY                // b
     UNSCALE R3 R3 VOID                      // (U2, V2, .)
-    UNSCALE R4 CREG_TEXTURE_SIZE VOID       // (W, H, 0)
-    // row offsets (V2 * W, V1 * H, 0), shared by both coordinate pairs
+    COPY R1 R7 VOID
+    SWIZZLE3D R7 SWIZZLE_XXX                // 1 - a
+    // row offsets (V2 * W, V1 * H, 0) in R5, shared by both coordinate pairs; column pairs
+    // (U1, U2) and (U2, U1)
     COPY R5 R3 VOID
-    SWIZZLE3D R5 SWIZZLE_YXZ                // (V2, U2, .)
-    XCHANGEY R5 R5 R2                       // (V2, V1, .)
-    IMUL R5 R5 R4                           // (V2*W, V1*H, 0)
-    // column pairs (U1, U2) and (U2, U1)
     COPY CREG_TEX_COORD2 R3 VOID
+    SWIZZLE3D R1 SWIZZLE_YYY                // 1 - b
+    SWIZZLE3D R5 SWIZZLE_YXZ                // (V2, U2, .)
     SWIZZLE3D CREG_TEX_COORD2 SWIZZLE_XXZ   // (U2, U2, .)
+    MUL CREG_TEXWEIGHT1 R1 R7               // (1 - b)(1 - a)
+    XCHANGEY R5 R5 R2                       // (V2, V1, .)
     XCHANGEY CREG_TEX_COORD1 R2 CREG_TEX_COORD2   // (U1, U2, 0)
+    MUL CREG_TEXWEIGHT2 CREG_TEXWEIGHT4 R1  // a (1 - b)
+    IMUL R5 R5 R4                           // (V2*W, V1*H, 0)
     COPY CREG_TEX_COORD2 CREG_TEX_COORD1 VOID
+    MUL CREG_TEXWEIGHT3 R6 R7               // b (1 - a)
+    MUL CREG_TEXWEIGHT4 CREG_TEXWEIGHT4 R6  // a b
     SWIZZLE3D CREG_TEX_COORD2 SWIZZLE_YXZ   // (U2, U1, 0)
     ADD CREG_TEX_COORD1 CREG_TEX_COORD1 R5
-    IMUL CREG_TEX_COORD1 CREG_TEX_COORD1 CREG_3   // word addresses: 3 words per texel
     ADD CREG_TEX_COORD2 CREG_TEX_COORD2 R5
+    IMUL CREG_TEX_COORD1 CREG_TEX_COORD1 CREG_3   // word addresses: 3 words per texel
     IMUL CREG_TEX_COORD2 CREG_TEX_COORD2 CREG_3
-    // weights; 1 - x is computed as -x + 1 as in the reference
-    NEG R3 R6 VOID
-    INC R3 R3 VOID                          // (1 - a, 1 - b, 1)
-    COPY R4 R3 VOID
-    SWIZZLE3D R4 SWIZZLE_YYY                // 1 - b
-    COPY R5 R3 VOID
-    SWIZZLE3D R5 SWIZZLE_XXX                // 1 - a
-    COPY R2 R6 VOID
-    SWIZZLE3D R2 SWIZZLE_XXX                // a
-    COPY R7 R6 VOID
-    SWIZZLE3D R7 SWIZZLE_YYY                // b
-    MUL CREG_TEXWEIGHT1 R4 R5               // (1 - b)(1 - a)
-    MUL CREG_TEXWEIGHT2 R2 R4               // a (1 - b)
-    MUL CREG_TEXWEIGHT3 R7 R5               // b (1 - a)
-    MUL CREG_TEXWEIGHT4 R2 R7               // a b
 TCC_DONE:
     RET VOID RT_TRUE
 
@@ -215,17 +215,18 @@ TCC_DONE:
 // pairs weight (1-a)(1-b) with texel (U2, V2) and ab with (U1, V1) (the diagonal weights are
 // swapped against textbook bilinear filtering); example3's reference image depends on it.
 ENTRYPOINT_ADRR_PSU2:
+    // (the four addresses interleaved: each step's result is needed four instructions on)
     COPY R1 CREG_TEX_COORD1 VOID
-    SWIZZLE3D R1 SWIZZLE_XXX
-    ADD R1 R1 CREG_012                      // the texel's three words
     COPY R2 CREG_TEX_COORD1 VOID
-    SWIZZLE3D R2 SWIZZLE_YYY
-    ADD R2 R2 CREG_012
     COPY R3 CREG_TEX_COORD2 VOID
-    SWIZZLE3D R3 SWIZZLE_XXX
-    ADD R3 R3 CREG_012
     COPY R4 CREG_TEX_COORD2 VOID
+    SWIZZLE3D R1 SWIZZLE_XXX
+    SWIZZLE3D R2 SWIZZLE_YYY
+    SWIZZLE3D R3 SWIZZLE_XXX
     SWIZZLE3D R4 SWIZZLE_YYY
+    ADD R1 R1 CREG_012                      // the texel's three words
+    ADD R2 R2 CREG_012
+    ADD R3 R3 CREG_012
     ADD R4 R4 CREG_012
     TMREAD CREG_TEX_COLOR1 R1 VOID          // (U1, V2)
     TMREAD CREG_TEX_COLOR2 R2 VOID          // (U2, V1)
@@ -250,8 +251,8 @@ ENTRYPOINT_ADRR_PIXELSHADER:
 // NPG: step to the next pixel of the band; FALSE when the band is done.
 ENTRYPOINT_ADRR_NPG:
     ZERO CREG_TEXTURE_COLOR VOID VOID
+    ADD CREG_CURRENT_OUTPUT_PIXEL CREG_CURRENT_OUTPUT_PIXEL CREG_3   // (while ZERO lands)
     SETX CREG_TEXTURE_COLOR 3.0             // red background for a pixel that hits nothing
-    ADD CREG_CURRENT_OUTPUT_PIXEL CREG_CURRENT_OUTPUT_PIXEL CREG_3
     JGEX NPG_NEXT_ROW CREG_PIXEL_2D_POSITION CREG_LAST_COL
     INCX CREG_PIXEL_2D_POSITION CREG_PIXEL_2D_POSITION VOID
     RETURN RT_TRUE
