@@ -139,14 +139,16 @@ class PysimPort:
 
 
 def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=None,
-                     poll_every=64, binning=True):
+                     poll_every=64, binning=True, observers=()):
     """Render ``scene`` on the Gpu of ``config`` (``gpu_for_scene``); return (the output memory:
     words, or converted pixels with the 8-bit output store; stats).
 
     stats: cycles (the GPU's frame counter), wall_s, cores, instructions, io_wait_cycles,
     stall_cycles, pixels, tests, binning (``binning``: each pixel tests only its bin's
     triangles, ``sim.bins.frame_bins``). A core error raises GpuRenderError with ERROR_INFO decoded.
-    ``progress(pixels, cycles)`` is called at each STATUS poll.
+    ``progress(pixels, cycles)`` is called at each STATUS poll. ``observers``: functions of the
+    Gpu that return async testbenches, run in the background beside the host (e.g. to sample
+    signals every cycle, ``bench.pixel_cycles``).
     """
     bins = frame_bins(scene, binning)
     gpu = gpu_for_scene(scene, rom, config, bins)
@@ -165,6 +167,8 @@ def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=Non
     sim = Simulator(gpu)
     sim.add_clock(1e-8)
     sim.add_testbench(host)
+    for observer in observers:
+        sim.add_testbench(observer(gpu), background=True)
     start = time.monotonic()
     if vcd:
         with sim.write_vcd(vcd):

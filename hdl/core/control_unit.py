@@ -187,4 +187,8 @@ class ControlUnit(wiring.Component):
                 with m.If(self.band_start):
                     m.next = "INITIAL"
         m.d.comb += self.busy.eq(~fsm.ongoing("IDLE") & ~fsm.ongoing("ERROR"))
+        # for testbenches that watch the sequence (bench.pixel_cycles): the state register and
+        # its values' names
+        self.fsm_state = fsm.state
+        self.fsm_names = {value: name for name, value in fsm.encoding.items()}
         return m
