@@ -37,14 +37,20 @@ class Job:
 
 
 def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=None,
-                  kill_rate=0.0, **params):
+                  kill_rate=0.0, same_cycle=True, two_cycle=False, **params):
     """Run every job on one engine (``start`` between programs), checking it against the model
     cycle by cycle. Fills ``job.traces``, ``job.error`` (FcError or None), ``job.cycles``,
     ``job.killed`` (the lanes killed by the end).
     ``fuse``: probability of an ALU op sharing its cycle with the next FC instruction;
     ``fused_start``: ``start`` with the first instruction (True), a cycle before (False), random;
-    ``kill_rate``: probability, before each instruction, of killing a random set of lanes."""
-    dut = FlowControlEngine(lanes, **params)
+    ``kill_rate``: probability, before each instruction, of killing a random set of lanes.
+    ``same_cycle=False`` (the R500 core's engines): ``start`` a cycle before the first
+    instruction, no ALU write in an FC instruction's cycle, an idle cycle after each FC
+    instruction (``aL`` is then stale); ``two_cycle``: each FC instruction's inputs held for
+    two cycles, its outputs checked in the second (none in the first)."""
+    dut = FlowControlEngine(lanes, same_cycle=same_cycle, two_cycle=two_cycle, **params)
+    if not same_cycle:
+        fuse, fused_start = 0.0, False
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     rng = random.Random(seed)
@@ -134,6 +140,16 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
                 ctx.set(dut.pred_sel, insn.pred_sel)
                 ctx.set(dut.pred_inv, insn.pred_inv)
                 assert ctx.get(dut.active) == model.active_mask(), where
+                if two_cycle:               # the first cycle: no outputs yet, no state change
+                    assert (ctx.get(dut.jump), ctx.get(dut.error)) == (0, 0), where
+                    await ctx.tick()
+                    ctx.set(dut.start, 0)
+                    clear_writes()
+                    cycles += 1
+                    if check_states:
+                        check_state(model, where)
+                    check_lane_outputs(model, where)
+                    assert ctx.get(dut.active) == model.active_mask(), where
                 depth = len(model.addr_stack)
                 assert (ctx.get(dut.addr_full), ctx.get(dut.addr_empty)) == \
                     (depth == model.addr_depth, depth == 0), where
@@ -160,6 +176,9 @@ def run_on_engine(jobs, lanes, fuse=0.5, seed=1, check_states=True, fused_start=
                 cycles += 1
                 if check_states:
                     check_state(model, where)
+                if not same_cycle:          # the user's idle cycle after an FC instruction
+                    await ctx.tick()
+                    cycles += 1
                 pc = next_pc
             job.traces, job.cycles, job.killed = traces, cycles, model.killed_mask()
 
@@ -181,25 +200,34 @@ def assert_traces_match(program, job, lanes=4):
 
 # --- directed structured programs, L = 4 -----------------------------------------------------
 
-def test_directed_programs():
+#: the engine's timing variants: the THEIA core's (same-cycle views, one cycle per FC
+#: instruction), flip-flop views, and the R500 core's (flip-flop views, FC in two cycles)
+VARIANTS = pytest.mark.parametrize("variant", [
+    {}, {"same_cycle": False}, {"same_cycle": False, "two_cycle": True},
+], ids=["same_cycle", "late", "two_cycle"])
+
+
+@VARIANTS
+def test_directed_programs(variant):
     jobs, programs = [], []
     for name in sorted(DIRECTED):
         for covered in (0b1111, 0b0110):
             jobs.append(Job(compile_program(DIRECTED[name]), covered, name))
             programs.append(DIRECTED[name])
-    run_on_engine(jobs, 4)
+    run_on_engine(jobs, 4, **variant)
     for program, job in zip(programs, jobs):
         assert job.error is None
         assert_traces_match(program, job)
 
 
-def test_directed_programs_r500_addressing():
+@VARIANTS
+def test_directed_programs_r500_addressing(variant):
     """9-bit jump addresses relative to a code offset (JUMP_GLOBAL = 0), shallow stacks."""
     jobs, programs = [], []
     for name in sorted(DIRECTED):
         jobs.append(Job(compile_program(DIRECTED[name], base=0x1C0, relative=True), None, name))
         programs.append(DIRECTED[name])
-    run_on_engine(jobs, 4, fuse=1.0, loop_depth=4, addr_depth=4, jump_addr_bits=9)
+    run_on_engine(jobs, 4, fuse=1.0, loop_depth=4, addr_depth=4, jump_addr_bits=9, **variant)
     for program, job in zip(programs, jobs):
         assert job.error is None
         assert_traces_match(program, job)
@@ -231,13 +259,14 @@ ERROR_CASES = {
 }
 
 
-def test_error_cases():
+@VARIANTS
+def test_error_cases(variant):
     jobs = []
     for name, (program, code) in ERROR_CASES.items():
         flat = compile_program(program) if isinstance(program, Program) else program
         flat.int_consts[0] = int_const(1)
         jobs.append(Job(flat, None, name))
-    run_on_engine(jobs, 4)
+    run_on_engine(jobs, 4, **variant)
     for job, (_, code) in zip(jobs, ERROR_CASES.values()):
         assert job.error == code, job.name
 
@@ -265,7 +294,8 @@ def test_start_in_the_first_instructions_cycle_resets_everything():
             assert_traces_match(program, job)
 
 
-def test_no_error_at_the_limits():
+@VARIANTS
+def test_no_error_at_the_limits(variant):
     """Depth 8 calls, 8 nested loops and counter 63 are fine."""
     cases = [nested_calls(8), nested(8, lambda body: Loop(0, body)),
              nested(64, lambda body: If(Cond("alu"), body))]
@@ -274,14 +304,15 @@ def test_no_error_at_the_limits():
         flat = compile_program(program)
         flat.int_consts[0] = int_const(2)
         jobs.append(Job(flat))
-    run_on_engine(jobs, 4, fuse=0.0)
+    run_on_engine(jobs, 4, fuse=0.0, **variant)
     for program, job in zip(cases, jobs):
         assert job.error is None
         program.int_consts[0] = int_const(2)
         assert_traces_match(program, job)
 
 
-def test_killed_lanes_do_not_overflow_counters():
+@VARIANTS
+def test_killed_lanes_do_not_overflow_counters(variant):
     """65 nested IFs that only lane 0 enters overflow the other lanes' counters (63 before the
     last IF) unless those lanes are killed by then, or lane 0 is (no voter is left, the IFs jump
     over the deeper ones); a killed lane's state stays as it was (the states are checked)."""
@@ -289,7 +320,7 @@ def test_killed_lanes_do_not_overflow_counters():
     jobs = [Job(compile_program(program), name="kill lanes 1-3", kills={65: 0b1110}),
             Job(compile_program(program), name="kill lanes 1-2", kills={65: 0b0110}),
             Job(compile_program(program), name="kill lane 0", kills={30: 0b0001})]
-    run_on_engine(jobs, 4)
+    run_on_engine(jobs, 4, **variant)
     assert [job.error for job in jobs] == [None, FcError.COUNTER_OVERFLOW, None]
     assert_traces_match(program, jobs[0])
     assert_traces_match(program, jobs[2])
@@ -297,9 +328,10 @@ def test_killed_lanes_do_not_overflow_counters():
 
 # --- seeded random structured programs -------------------------------------------------------
 
+@VARIANTS
 @pytest.mark.parametrize("seed, count, covered_mix, kill_rate",
                          [(1, 150, False, 0.0), (2, 150, True, 0.03), (3, 100, False, 0.03)])
-def test_random_programs(seed, count, covered_mix, kill_rate):
+def test_random_programs(seed, count, covered_mix, kill_rate, variant):
     """Random structured programs; with ``kill_rate`` lanes are killed between instructions
     (the survivors still run as if alone)."""
     rng = random.Random(seed)
@@ -309,7 +341,7 @@ def test_random_programs(seed, count, covered_mix, kill_rate):
         covered = rng.randrange(16) if covered_mix and n % 2 else 0xF
         jobs.append(Job(compile_program(program, base=rng.choice([0, 0x8000])), covered, n))
         programs.append(program)
-    run_on_engine(jobs, 4, seed=seed, check_states=seed != 2, kill_rate=kill_rate)
+    run_on_engine(jobs, 4, seed=seed, check_states=seed != 2, kill_rate=kill_rate, **variant)
     for program, job in zip(programs, jobs):
         assert job.error is None
         assert_traces_match(program, job)
