@@ -7,10 +7,11 @@ Renders the demo at ``--size`` x ``--size`` pixels (or SCENE, as ``python -m sim
 takes it; keep it small) on a one-core GPU of the preset in Amaranth's simulator, watching core
 0 every cycle (``sim.gpu_pysim``'s observers): which state of the per-band sequence its control
 unit is in (``hdl.core.control_unit``: a routine's state lasts from its start to its RETURN)
-and which instruction it issues. Prints JSON: ``cycles`` per state over the frame and per
-pixel, ``tests``, ``pixels``; with ``--trace N`` also ``trace``, pixel N's instructions from its
-RGU to the next pixel's as "cycle +gap label+offset: source line" (the gap is the cycles since
-the one before: what the pipeline waited for). The frame is the GPU's frame, checked against
+and which instruction it issues. Prints JSON: ``state_cycles`` (cycles per state over the
+frame) and ``state_cycles_per_pixel``, ``tests``, ``pixels``; with ``--trace N`` also ``trace``,
+pixel N's instructions from its RGU to the next pixel's as "cycle +gap label+offset:
+instruction" (disassembled; the gap is the cycles since the one before: what the pipeline
+waited for). The frame is the GPU's frame, checked against
 the model by the tests, not here.
 """
 
@@ -42,9 +43,9 @@ class CoreWatch:
                 if not hasattr(control, "fsm_state"):
                     continue            # (not elaborated yet)
                 self.names = control.fsm_names
-                self.states.append(ctx.get(control.fsm_state))
                 if ctx.get(core.issue.issue):
                     self.issues.append((len(self.states), ctx.get(core.stages.i_pc)))
+                self.states.append(ctx.get(control.fsm_state))
         return watch
 
     def state_cycles(self):
@@ -57,26 +58,26 @@ class CoreWatch:
                 if s == rgu and (i == 0 or self.states[i - 1] != rgu)]
 
     def trace(self, pixel):
-        """Pixel ``pixel``'s issued instructions (its RGU to the next pixel's)."""
+        """Pixel ``pixel``'s issued instructions (its RGU to the next pixel's), disassembled."""
+        from firmware.disasm import disassemble_word
         from firmware.rom import default_rom_program
         program = default_rom_program()
-        labels = sorted((address, name) for name, address in program.labels.items())
-        sources = {}
+        names = {address: name for name, address in program.labels.items()}
         starts = self.rgu_starts() + [len(self.states)]
         if pixel >= len(starts) - 1:
             raise ValueError(f"--trace {pixel}: the frame has {len(starts) - 1} pixels on core 0")
-        # (an instruction is seen a cycle before the state it leads to: RETURN, then the next)
-        first, end = starts[pixel] + 1, starts[pixel + 1] + 1
+        first, end = starts[pixel], starts[pixel + 1]
         lines, before = [], first
         for cycle, pc in self.issues:
             if not first <= cycle < end:
                 continue
-            label, base = max((lb for lb in labels if lb[0] <= pc), default=(0, "?"))[::-1]
-            path, line = program.lines.get(pc, (None, None))
-            if path is not None and path not in sources:
-                sources[path] = open(path).read().splitlines()
-            text = sources[path][line - 1].split("//")[0].strip() if path else ""
-            lines.append(f"{cycle - first:5d} +{cycle - before:<3d} {label}+{pc - base}: {text}")
+            if pc < len(program.words):
+                base = max(address for address in names if address <= pc)
+                where = f"{names[base]}+{pc - base}: "
+                where += disassemble_word(program.words[pc], pc, names)
+            else:
+                where = f"user code 0x{pc:04X}"
+            lines.append(f"{cycle - first:5d} +{cycle - before:<3d} {where}")
             before = cycle
         return lines
 
@@ -93,13 +94,13 @@ def main(argv=None):
                         help="list pixel N's issued instructions")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the JSON here")
     args = parser.parse_args(argv)
+    if args.size < 2:
+        parser.error("--size must be at least 2")
     with cli_errors("bench.pixel_cycles"):
         from firmware.rom import default_rom
         from sim.demo_scene import demo_scene
         from sim.gpu_pysim import render_gpu_pysim
         from sim.scene import load_any_scene
-        if args.size < 2:
-            raise ValueError("--size must be at least 2")
         scene = load_any_scene(args.scene) if args.scene else demo_scene(size=args.size, bands=1)
         watch = CoreWatch()
         started = time.monotonic()
