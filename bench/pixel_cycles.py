@@ -8,7 +8,7 @@ takes it; keep it small) on a one-core GPU of the preset in Amaranth's simulator
 0 every cycle (``sim.gpu_pysim``'s observers): which state of the per-band sequence its control
 unit is in (``hdl.core.control_unit``: a routine's state lasts from its start to its RETURN)
 and which instruction it issues. Prints JSON: ``state_cycles`` (cycles per state over the
-frame) and ``state_cycles_per_pixel``, ``tests``, ``pixels``; with ``--trace N`` also ``trace``,
+whole simulation: IDLE includes the host's loads and read-back) and ``state_cycles_per_pixel``, ``tests``, ``pixels``; with ``--trace N`` also ``trace``,
 pixel N's instructions from its RGU to the next pixel's as "cycle +gap label+offset:
 instruction" (disassembled; the gap is the cycles since the one before: what the pipeline
 waited for). The frame is the GPU's frame, checked against
