@@ -30,11 +30,20 @@ from hdl.gpu.gpu import Gpu
 from hdl.gpu.host_bus import HostRequest
 from hdl.lib.skid_buffer import SkidBuffer
 
-__all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "DEFAULT_BAUD", "DEFAULT_FREQ_MHZ"]
+__all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "DEFAULT_BAUD", "DEFAULT_FREQ_MHZ",
+           "PRESET_FREQ_MHZ", "preset_freq_mhz"]
 
 OSC_MHZ = 25.0
 DEFAULT_FREQ_MHZ = 75.0
+#: the clock a preset's board build runs at when it cannot meet DEFAULT_FREQ_MHZ: an exact PLL
+#: clock (and UART divisor) below what its build met (docs/fpga.md, "The R500 stage on the board")
+PRESET_FREQ_MHZ = {"ulx3s-r500": 45.0}
 DEFAULT_BAUD = 3_000_000
+
+
+def preset_freq_mhz(name):
+    """The board clock (MHz) the preset called ``name`` is built for."""
+    return PRESET_FREQ_MHZ.get(name, DEFAULT_FREQ_MHZ)
 
 
 @dataclass(frozen=True)

@@ -365,7 +365,8 @@ def main(argv=None):
                              "'ulx3s' for a board)")
     parser.add_argument("--cores", type=int, default=None,
                         help="shader cores (default: the preset's)")
-    parser.add_argument("--freq", type=float, default=75.0, help="board clock in MHz (default 75)")
+    parser.add_argument("--freq", type=float, default=None,
+                        help="board clock in MHz (default the preset's: 75, ulx3s-r500 45)")
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
     parser.add_argument("--placer", choices=PLACERS, default=None,
@@ -401,8 +402,10 @@ def main(argv=None):
             path = write_hdl(args.kind, config, args.out or "build/hdl")
             print(f"wrote {path} ({name}, {config.cores} cores)")
             return
-        out = Path(args.out or f"build/{args.board}-{name}-{config.cores}c-{args.freq:g}mhz")
-        report = build_board(args.board, config, args.freq, out, baud=args.baud,
+        from boards.ulx3s import preset_freq_mhz
+        freq = args.freq or preset_freq_mhz(name)
+        out = Path(args.out or f"build/{args.board}-{name}-{config.cores}c-{freq:g}mhz")
+        report = build_board(args.board, config, freq, out, baud=args.baud,
                              seed=args.seed, router=args.router, placer=args.placer,
                              nextpnr_extra=args.nextpnr_opts, tmg_ripup=args.tmg_ripup,
                              timing_margin=args.timing_margin,

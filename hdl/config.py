@@ -254,11 +254,11 @@ PRESETS = {
     # the board's scene class: example3's 118 triangles, a 256 x 256 texture, a 200 x 200 image
     # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
     "ulx3s": GpuConfig(cores=4, r500=None, **_BOARD),
-    # the board with the R500 stage: two THEIA cores leave it the block RAMs (docs/fpga.md,
-    # "The R500 stage on the board"), none for bins; its timing is not closed yet
-    "ulx3s-r500": GpuConfig(cores=2, r500=R500Config(temporaries=32, contexts=1, instructions=64,
+    # the board with the R500 stage: one THEIA core with the bins leaves it the block RAMs
+    # and the routing, at 45 MHz (docs/fpga.md, "The R500 stage on the board")
+    "ulx3s-r500": GpuConfig(cores=1, r500=R500Config(temporaries=32, contexts=1, instructions=64,
                                                      lut_code_ram=True),
-                            r500_row_words=2048, **{**_BOARD, "bin_rows": 0}),
+                            r500_row_words=4096, **_BOARD),
 }
 PRESET_NAMES = tuple(PRESETS)
 #: the presets with a shader core of their own (the first preset of each core configuration):

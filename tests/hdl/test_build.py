@@ -247,6 +247,25 @@ def test_cli_refuses_to_flash_a_design_that_misses_timing(monkeypatch, capsys, t
     assert len(flashed) == 2 and "warning" not in capsys.readouterr().err
 
 
+def test_cli_builds_each_preset_for_its_clock(monkeypatch, tmp_path):
+    """Without --freq, a board build runs at the preset's clock (``ulx3s``: 75 MHz; ``ulx3s-r500``,
+    which cannot meet it, the one its build met); --freq overrides it."""
+    import hdl.build as build
+    from boards.ulx3s import preset_freq_mhz
+    clocks = []
+
+    def build_board(board, config, freq_mhz, out, **kwargs):
+        clocks.append(freq_mhz)
+        return {"cores": config.cores, "target_mhz": freq_mhz, "fmax_mhz": freq_mhz, "lut4": 1,
+                "ff": 1, "dsp": 1, "bram": 1}
+    monkeypatch.setattr(build, "build_board", build_board)
+    for argv in (["--board", "ulx3s-85f"], ["--board", "ulx3s-85f", "--config", "ulx3s-r500"],
+                 ["--board", "ulx3s-85f", "--config", "ulx3s-r500", "--freq", "40"]):
+        build.main(argv + ["--out", str(tmp_path)])
+    assert clocks == [75.0, preset_freq_mhz("ulx3s-r500"), 40.0]
+    assert preset_freq_mhz("ulx3s-r500") < 75.0
+
+
 def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
     """boards/floorplan.py: core k's block RAMs and DSP blocks at its end of its rows, the
     scene memory in the middle of the middle row, the stores on the sites left, no site twice; a fifth core
