@@ -365,6 +365,21 @@ def test_reference_scenes_fit_the_ulx3s_build():
         preset("ulx3s").check_fits(load_scene(SCENES_DIR / name))
 
 
+def test_the_r500_board_holds_full_rows_through_lit():
+    """ulx3s-r500's row buffer holds a 200-pixel row (the widest its output store holds) of a
+    program reading four input temporaries (`lit`); a buffer a word shorter refuses it by name."""
+    from hdl.config import r500_row_words
+    from sim.demo_scene import demo_scene
+    from sim.render import shading_for
+    board = preset("ulx3s-r500")
+    wide = demo_scene(size=200, bands=2)
+    wide.shader = shading_for(wide, "lit")
+    assert r500_row_words(wide) == 200 * (4 + 3 * 4)
+    board.check_fits(wide)
+    with pytest.raises(SceneDoesNotFit, match="row"):
+        board.replace(r500_row_words=r500_row_words(wide) - 1).check_fits(wide)
+
+
 # --- the host tool's command line: scene loading and the board's limits (no board) ----------
 
 def _tool(module, *args):
