@@ -53,8 +53,8 @@ def test_frame_matches_model(program, size, cores, bands):
 
 @pytest.mark.slow
 def test_frame_matches_model_on_the_boards_r500_stage():
-    """The board's R500 stage (the ``ulx3s`` preset's: one context, the instructions in LUT
-    RAM) on two cores."""
+    """The board's R500 stage (the ``ulx3s-r500`` preset's: one context, the instructions in
+    LUT RAM) fed by two cores, so that both formers take turns at its one context."""
     scene = scene_with("lit", 10, bands=5, constants=LIT_CONSTANTS)
     got, want, stats, routines = rtl_and_model(scene, 2, r500_from="ulx3s-r500")
     assert got == want
