@@ -36,7 +36,8 @@ __all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "DEFAULT_BAUD", "D
 OSC_MHZ = 25.0
 DEFAULT_FREQ_MHZ = 75.0
 #: the clock a preset's board build runs at when it cannot meet DEFAULT_FREQ_MHZ: an exact PLL
-#: clock (and UART divisor) below what its build met (docs/fpga.md, "The R500 stage on the board")
+#: clock and UART divisor (docs/fpga.md, "The R500 stage on the board"). The board's clock, not
+#: the GPU's: the RTL is the same at any clock, so it stays out of ``GpuConfig``.
 PRESET_FREQ_MHZ = {"ulx3s-r500": 45.0}
 DEFAULT_BAUD = 3_000_000
 

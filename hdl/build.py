@@ -403,7 +403,7 @@ def main(argv=None):
             print(f"wrote {path} ({name}, {config.cores} cores)")
             return
         from boards.ulx3s import preset_freq_mhz
-        freq = args.freq or preset_freq_mhz(name)
+        freq = preset_freq_mhz(name) if args.freq is None else args.freq
         out = Path(args.out or f"build/{args.board}-{name}-{config.cores}c-{freq:g}mhz")
         report = build_board(args.board, config, freq, out, baud=args.baud,
                              seed=args.seed, router=args.router, placer=args.placer,
