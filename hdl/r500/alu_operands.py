@@ -19,7 +19,8 @@ multipliers, adders, compares, floor and special functions flush their operands)
 ``LaneOperands`` is the pipeline, LATENCY = 1 + PreSubtract.LATENCY + 1 = 7 cycles, one lane-op
 per cycle, never stalls:
 
-1. the inputs, registered;
+1. the inputs, registered (the slots in copies: srcp's slots 0 and 1, and all three for
+   each input letter's choices);
 2. the lane-op's CONTROL (``alu_control``), each input's choice; srcp's operands
    (``PreSubtract``'s first stage);
 3-6. srcp's adders, the choices waiting beside them;
@@ -140,25 +141,34 @@ class LaneOperands(PipelinedUnit):
     def elaborate(self, platform):
         m = Module()
 
-        # stage 1: the inputs
+        # stage 1: the inputs; the slots in copies, one for srcp and one for each input's
+        # choices (A, B, C), so that each group of readers can be placed around its own copy
+        # (one register per bit fanning out to all of them congested the router)
         inst = register_stage(m, 1, {
             "valid": self.i_valid, "rgb": self.i_rgb, "alpha": self.i_alpha,
             "rgba": self.i_rgba, "rgb_srcp": self.i_rgb_srcp, "alpha_srcp": self.i_alpha_srcp,
             "rgb_clamp": self.i_rgb_clamp, "alpha_clamp": self.i_alpha_clamp,
-            "slots": self.i_slots, "quad": self.i_quad_slot0,
+            "quad": self.i_quad_slot0,
         })
+        slot_copies = {}
+        for use, count in (("srcp", 2), ("a", SLOTS), ("b", SLOTS), ("c", SLOTS)):
+            copy = Signal(data.ArrayLayout(VEC4, count), name=f"s1_slots_{use}",
+                          reset_less=True, attrs=REGISTER_COPY)
+            m.d.sync += copy.eq(self.i_slots.as_value()[:copy.shape().size])
+            slot_copies[use] = copy
 
         # stages 2-6: srcp
         m.submodules.srcp = srcp = PreSubtract()
         m.d.comb += [srcp.i_valid.eq(inst["valid"]), srcp.i_rgb_op.eq(inst["rgb_srcp"]),
                      srcp.i_alpha_op.eq(inst["alpha_srcp"]),
-                     srcp.i_slot0.eq(inst["slots"][0]), srcp.i_slot1.eq(inst["slots"][1])]
+                     srcp.i_slot0.eq(slot_copies["srcp"][0]),
+                     srcp.i_slot1.eq(slot_copies["srcp"][1])]
 
         # stage 2: decode, the choices; waiting for srcp to stage 6
         control = decode_control(m, inst["rgba"].RGB_OP, inst["alpha"].ALPHA_OP,
                                  inst["rgb"].OMOD, inst["alpha"].OMOD, inst["rgb_clamp"],
                                  inst["alpha_clamp"])
-        slots, quad = inst["slots"], inst["quad"]
+        quad = inst["quad"]
         choices = {}
         for channel in range(ALPHA + 1):
             unit = control.alpha if channel == ALPHA else control.rgb
@@ -169,7 +179,7 @@ class LaneOperands(PipelinedUnit):
             for letter, (override, override_mod) in overrides.items():
                 sel, swizzle, mod = _input_fields(inst, channel, letter.upper())
                 choices[f"{letter}{channel}"] = operand_choice(
-                    m, slots, sel, swizzle, mod, override, override_mod,
+                    m, slot_copies[letter], sel, swizzle, mod, override, override_mod,
                     name=f"choice_{letter}{channel}")
         chosen = register_stage(m, 2, {"valid": inst["valid"], "control": control, **choices})
         chosen = delay(m, "chosen", chosen, PreSubtract.LATENCY - 1)

@@ -327,11 +327,11 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
 
 
 def test_default_tools_follow_the_core_count():
-    """The floorplanned tops (4 quadrants or more: a THEIA core one, the R500 stage two) get
+    """The floorplanned tops (3 quadrants or more: a THEIA core one, the R500 stage two) get
     the static placer and router2, smaller ones HeAP and router1 (hdl.build.default_tools)."""
-    from boards.floorplan import FLOORPLAN_MIN_CORES, quadrants
+    from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
     from hdl.build import default_tools
-    assert default_tools(FLOORPLAN_MIN_CORES) == ("static", "router2")
+    assert default_tools(FLOORPLAN_MIN_QUADRANTS) == ("static", "router2")
     assert default_tools(8) == ("static", "router2")
     assert default_tools(1) == ("heap", "router1")
     assert quadrants(preset("ulx3s-r500", cores=2)) == 4
