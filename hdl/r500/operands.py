@@ -4,12 +4,16 @@ put together for the lane datapath, with the quad's slot 0 for MDH/MDV.
 A lane-op enters in its issue cycle I with its slots' sources (``decode.SlotSource``) while
 the core addresses the temporaries; their words (``temp_rgb``, ``temp_alpha``) arrive at I+1.
 Constants are the same in every lane, so slot n's constant is read in the cycle of lane n's
-lane-op and kept for the instruction (``ConstantStore``), in one of two buffers by the
-instruction's ``parity``, so that the next instruction's reads do not overwrite what the last
-lanes of this one still use. Slot 0 of lanes 0-2 is kept likewise for MDH and MDV.
+lane-op (``ConstantStore``) and kept in slot n's buffer for the instruction's four lanes. Each
+slot is put together in the first cycle its constant is there for lane 0, slot n at I+2+n:
+the last lane then takes it at I+5+n, before the next instruction's lane n overwrites the
+buffer (at I+6+n at the earliest), so one buffer a slot is enough (no choice between two by
+the instruction's parity on the slots' path). Slot 0 of lanes 0-2, which every lane reads for
+MDH and MDV, is kept in one of two buffers by the instruction's ``parity``, so that the next
+instruction's lanes do not overwrite what the last lanes of this one still use.
 
-The slots leave at I+5 (``LATENCY``): lane 0 of an instruction then has the constant of slot 2
-(read at I+2, for lane 2) and the slot 0 of lane 2 (complete at I+4).
+The slots leave at I+5 (``LATENCY``): lane 0 of an instruction then has the slot 0 of lane 2
+(complete at I+4).
 """
 
 from amaranth import Cat, Module, Mux, Signal
@@ -60,23 +64,20 @@ class OperandFetch(wiring.Component):
         s1 = register_stage(m, "op1", tag)
 
         # I+1: the temporaries' words and the constant of slot ``lane`` arrive
-        const_buffers = [[Signal(Vec4, name=f"const{p}_{n}") for n in range(SLOTS)]
-                         for p in range(2)]
+        const_buffers = [Signal(Vec4, name=f"const_{n}") for n in range(SLOTS)]
         with m.If(s1["valid"]):
-            for p in range(2):
-                for n in range(SLOTS):
-                    with m.If((s1["parity"] == p) & (s1["lane"] == n)):
-                        m.d.sync += const_buffers[p][n].eq(Cat(constants.rgb, constants.alpha))
-        temps = [Cat(self.temp_rgb[n], self.temp_alpha[n]) for n in range(SLOTS)]
-        s2 = register_stage(m, "op2", {**s1, "temps": Cat(temps)})
+            for n in range(SLOTS):
+                with m.If(s1["lane"] == n):
+                    m.d.sync += const_buffers[n].eq(Cat(constants.rgb, constants.alpha))
+        stage = register_stage(m, "op2", {
+            **s1, **{f"temp{n}": Cat(self.temp_rgb[n], self.temp_alpha[n]) for n in range(SLOTS)}})
 
-        def assemble(stage, n, parity):
+        def assemble(stage, n):
             """Slot n of a lane-op of ``stage``: .rgb and .a each from its source."""
             rgb_src = SlotSource(stage["rgb_src"].word_select(n, SlotSource.size))
             alpha_src = SlotSource(stage["alpha_src"].word_select(n, SlotSource.size))
-            temp = Vec4(stage["temps"].word_select(n, Vec4.size))
-            const = Vec4(Mux(parity, const_buffers[1][n].as_value(),
-                             const_buffers[0][n].as_value()))
+            temp = Vec4(stage[f"temp{n}"])
+            const = const_buffers[n]
             channels = []
             for c, source in ((0, rgb_src), (1, rgb_src), (2, rgb_src), (3, alpha_src)):
                 channels.append(Mux(source.kind == SourceKind.CONST, const[c],
@@ -84,22 +85,27 @@ class OperandFetch(wiring.Component):
                                         inline_constant(source.index), temp[c])))
             return Cat(channels)
 
-        # I+2: slot 0 of lanes 0-2 for MDH/MDV (slot 0's constant was read by lane 0)
+        # I+2 … I+4: slot n at I+2+n, the first cycle its constant (read by lane n) is in its
+        # buffer; the last lane takes it at I+5+n, before the next instruction's lane n
+        # overwrites it (at I+6+n at the earliest), so one buffer a slot is enough
         quad_slot0 = [[Signal(Vec4, name=f"slot0_{p}_{lane}") for lane in range(QUAD_SLOT0_LANES)]
                       for p in range(2)]
-        slot0 = assemble(s2, 0, s2["parity"])
-        with m.If(s2["valid"]):
-            for p in range(2):
-                for lane in range(QUAD_SLOT0_LANES):
-                    with m.If((s2["parity"] == p) & (s2["lane"] == lane)):
-                        m.d.sync += quad_slot0[p][lane].eq(slot0)
-        s3 = register_stage(m, "op3", s2)
-        s4 = register_stage(m, "op4", s3)
-
-        # I+4: every slot (slot 2's constant was read by lane 2, at I+2 of lane 0)
-        slots = Cat(assemble(s4, n, s4["parity"]) for n in range(SLOTS))
-        s5 = register_stage(m, "op5", {"valid": s4["valid"], "parity": s4["parity"],
-                                        "slots": slots})
+        for n in range(SLOTS):
+            slot = assemble(stage, n)
+            if n == 0:
+                # slot 0 of lanes 0-2 for MDH/MDV, read by every lane of the instruction
+                with m.If(stage["valid"]):
+                    for p in range(2):
+                        for lane in range(QUAD_SLOT0_LANES):
+                            with m.If((stage["parity"] == p) & (stage["lane"] == lane)):
+                                m.d.sync += quad_slot0[p][lane].eq(slot)
+            carried = {name: value for name, value in stage.items() if name != f"temp{n}"}
+            if n == SLOTS - 1:
+                carried = {"valid": stage["valid"], "parity": stage["parity"],
+                           **{f"slot{k}": stage[f"slot{k}"] for k in range(n)}}
+            stage = register_stage(m, f"op{3 + n}", {**carried, f"slot{n}": slot})
+        s5 = {"valid": stage["valid"], "parity": stage["parity"],
+              "slots": Cat(stage[f"slot{n}"] for n in range(SLOTS))}
         m.d.comb += [self.o_valid.eq(s5["valid"]), self.o_slots.eq(s5["slots"])]
         with m.If(s5["parity"]):
             m.d.comb += self.o_quad_slot0.eq(Cat(quad_slot0[1]))
