@@ -11,8 +11,8 @@ left, 2, 3 bottom and top right: the pairs that share a divider sit one above th
 rows apart; side by side, 76 columns apart, their divider would stretch across the chip), the
 scene memory in the middle of the middle row (read by every IO unit), the texture and output
 stores everywhere else (their logic is a few address and data wires). The R500 stage takes the
-right half, where cores 2 and 3 would be (``R500_QUADRANTS``; boards with it have one or two cores):
-the core's block RAMs in the middle row right of the scene memory and at the right ends of
+right half, where cores 2 and 3 would be (``R500_QUADRANTS``; boards with it have one or two
+cores): the core's block RAMs in the middle row right of the scene memory and at the right ends of
 the others, its DSP blocks at the right end of the middle DSP row; each quad former's row
 buffer in the middle of its core's block-RAM row, between the core and the R500 core.
 
@@ -32,9 +32,9 @@ __all__ = ["pin_hard_blocks", "plan_sites", "quadrants", "FLOORPLAN_MIN_QUADRANT
 
 #: builds that fill fewer quadrants are not pinned: one core pinned to its quadrant (the chip's
 #: corner) routes far slower than unpinned (router1: 35k of 87k arcs still unrouted after
-#: 571 s; the same netlist unpinned routed in 289 s). One core and the R500 stage (three) are:
-#: pinned, the placement's estimate rose from 36.57 to 48.29 MHz and router2's fewest overused
-#: wires fell from 3,642 to 2,031 (docs/fpga.md)
+#: 571 s; the same netlist unpinned routed in 289 s). Three quadrants are pinned: for one core
+#: and the R500 stage, pinning raised the placement's estimate from 36.57 to 48.29 MHz and cut
+#: router2's fewest overused wires from 3,642 to 2,031 (docs/fpga.md)
 FLOORPLAN_MIN_QUADRANTS = 3
 #: the R500 stage is about as large as two THEIA cores and takes their half of the chip
 R500_QUADRANTS = 2

@@ -53,9 +53,11 @@ PLACERS = ("heap", "static")
 def default_tools(quadrants):
     """(placer, router) for a board top that fills ``quadrants`` quadrants of the chip (a THEIA
     core one, the R500 stage two: ``boards.floorplan.quadrants``), as measured (docs/fpga.md):
-    the floorplanned tops of three quadrants or more place best with the static placer, and
-    only router2 routes them in reasonable time (router1 leaves most of their arcs unrouted
-    after twenty minutes); one core with HeAP and router1."""
+    the floorplanned tops of four quadrants place best with the static placer, and only router2
+    routes them in reasonable time (router1 leaves most of their arcs unrouted after twenty
+    minutes); on the three-quadrant top (one core and the R500 stage) HeAP's placement left
+    router2 3.7 times the static one's overused wires at iteration 6; one core with HeAP and
+    router1."""
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS
     floorplanned = quadrants >= FLOORPLAN_MIN_QUADRANTS
     return ("static", "router2") if floorplanned else ("heap", "router1")

@@ -85,9 +85,7 @@ class OperandFetch(wiring.Component):
                                         inline_constant(source.index), temp[c])))
             return Cat(channels)
 
-        # I+2 … I+4: slot n at I+2+n, the first cycle its constant (read by lane n) is in its
-        # buffer; the last lane takes it at I+5+n, before the next instruction's lane n
-        # overwrites it (at I+6+n at the earliest), so one buffer a slot is enough
+        # I+2 … I+4: slot n at I+2+n (see the module's note)
         quad_slot0 = [[Signal(Vec4, name=f"slot0_{p}_{lane}") for lane in range(QUAD_SLOT0_LANES)]
                       for p in range(2)]
         for n in range(SLOTS):
@@ -99,15 +97,16 @@ class OperandFetch(wiring.Component):
                         for lane in range(QUAD_SLOT0_LANES):
                             with m.If((stage["parity"] == p) & (stage["lane"] == lane)):
                                 m.d.sync += quad_slot0[p][lane].eq(slot)
-            carried = {name: value for name, value in stage.items() if name != f"temp{n}"}
-            if n == SLOTS - 1:
-                carried = {"valid": stage["valid"], "parity": stage["parity"],
-                           **{f"slot{k}": stage[f"slot{k}"] for k in range(n)}}
-            stage = register_stage(m, f"op{3 + n}", {**carried, f"slot{n}": slot})
-        s5 = {"valid": stage["valid"], "parity": stage["parity"],
-              "slots": Cat(stage[f"slot{n}"] for n in range(SLOTS))}
-        m.d.comb += [self.o_valid.eq(s5["valid"]), self.o_slots.eq(s5["slots"])]
-        with m.If(s5["parity"]):
+            # what the later slots still need: their sources and temporaries' words
+            later = {} if n == SLOTS - 1 else {
+                "rgb_src": stage["rgb_src"], "alpha_src": stage["alpha_src"],
+                **{f"temp{k}": stage[f"temp{k}"] for k in range(n + 1, SLOTS)}}
+            stage = register_stage(m, f"op{3 + n}", {
+                "valid": stage["valid"], "parity": stage["parity"], **later,
+                **{f"slot{k}": stage[f"slot{k}"] for k in range(n)}, f"slot{n}": slot})
+        m.d.comb += [self.o_valid.eq(stage["valid"]),
+                     self.o_slots.eq(Cat(stage[f"slot{n}"] for n in range(SLOTS)))]
+        with m.If(stage["parity"]):
             m.d.comb += self.o_quad_slot0.eq(Cat(quad_slot0[1]))
         with m.Else():
             m.d.comb += self.o_quad_slot0.eq(Cat(quad_slot0[0]))
