@@ -26,12 +26,13 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
 
 from hdl.config import PRESET_NAMES, preset
 from hdl.lib import tools
 from hdl.lib.synthesis import YOSYS_AFTER_READ
 
-__all__ = ["ROUTERS", "PLACERS", "default_tools", "write_hdl", "build_board",
+__all__ = ["ROUTERS", "PLACERS", "Tools", "R500_HEAP_BETA", "default_tools", "write_hdl", "build_board",
            "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
@@ -50,17 +51,39 @@ DEFAULT_TIMING_MARGIN = 0.07
 PLACERS = ("heap", "static")
 
 
-def default_tools(quadrants):
-    """(placer, router) for a board top that fills ``quadrants`` quadrants of the chip (a THEIA
-    core one, the R500 stage two: ``boards.floorplan.quadrants``), as measured (docs/fpga.md):
-    the floorplanned tops of four quadrants place best with the static placer, and only router2
-    routes them in reasonable time (router1 leaves most of their arcs unrouted after twenty
-    minutes); on the three-quadrant top (one core and the R500 stage) HeAP's placement left
-    router2 3.7 times the static one's overused wires at iteration 6; one core with HeAP and
-    router1."""
+class Tools(NamedTuple):
+    """What places and routes a board top: nextpnr's placer and router, its timing-driven
+    rip-up, and more options for that placer."""
+    placer: str
+    router: str
+    tmg_ripup: bool
+    placer_options: str = ""
+
+
+#: HeAP's maximum placement density for tops with the R500 stage (``--placer-heap-beta``)
+R500_HEAP_BETA = 0.5
+
+
+def default_tools(quadrants, r500=False):
+    """The ``Tools`` for a board top that fills ``quadrants`` quadrants of the chip (a THEIA
+    core one, the R500 stage two: ``boards.floorplan.quadrants``), ``r500`` if it has the R500
+    stage, as measured (docs/fpga.md):
+
+    * with the R500 stage, HeAP filling at most half of each region (``R500_HEAP_BETA``) and
+      router2 without timing-driven rip-up: on the one-core top's netlist (seed 6), router2's
+      overused wires fell to single figures, where after the static placer they fell to 622 at
+      best and then grew;
+    * other floorplanned tops (four cores) place best with the static placer, and only router2
+      routes them in reasonable time (router1 leaves most of their arcs unrouted after twenty
+      minutes), its rip-up timing-driven (68.3 MHz without, 74.6 with on one placement);
+    * one core: HeAP and router1."""
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS
-    floorplanned = quadrants >= FLOORPLAN_MIN_QUADRANTS
-    return ("static", "router2") if floorplanned else ("heap", "router1")
+    if r500:
+        return Tools("heap", "router2", tmg_ripup=False,
+                     placer_options=f"--placer-heap-beta {R500_HEAP_BETA}")
+    if quadrants >= FLOORPLAN_MIN_QUADRANTS:
+        return Tools("static", "router2", tmg_ripup=True)
+    return Tools("heap", "router1", tmg_ripup=False)
 
 
 #: Amaranth platform overrides for every Yosys synthesis of a board top. Amaranth names the
@@ -211,11 +234,10 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     ``place_only``: stop after placement (minutes instead of the hours four cores take to
     route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
     ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream. ``placer``/``router``:
-    ``default_tools(quadrants(config))`` when not given. ``nextpnr_extra``: more nextpnr-ecp5 options
+    ``default_tools`` when not given (and its placer options with its placer). ``nextpnr_extra``: more nextpnr-ecp5 options
     (one string, appended), e.g. ``--placer-heap-beta 0.7``. ``tmg_ripup``: nextpnr's
-    timing-driven rip-up in the router (``--tmg-ripup``); by default with router2, where it
-    was measured: one placement of the 4-core top routed at 68.3 MHz without, 74.6 MHz with
-    it (docs/fpga.md). ``timing_margin``: nextpnr aims at a clock this fraction faster than the
+    timing-driven rip-up in the router (``--tmg-ripup``); by default as ``default_tools``
+    says (with router2, except with the R500 stage). ``timing_margin``: nextpnr aims at a clock this fraction faster than the
     PLL's (an explicit constraint in place of the one it derives), so that the timing-driven
     placer and router work for a margin; the report's verdict is against the PLL's clock."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, ecp5_pll
@@ -233,8 +255,8 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     top = Ulx3sTop(config=config, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD,
                    constraint_mhz=constraint_mhz)
     platform = _platform(board)
-    default_placer, default_router = default_tools(quadrants(config))
-    placer, router = placer or default_placer, router or default_router
+    tools = default_tools(quadrants(config), r500=config.r500 is not None)
+    placer, router = placer or tools.placer, router or tools.router
     if router not in ROUTERS:
         raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
     if placer not in PLACERS:
@@ -244,9 +266,15 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     if place_only:
         nextpnr_opts += f" --no-route --write {PLACED}"
     if tmg_ripup is None:
-        tmg_ripup = router == "router2"
+        tmg_ripup = tools.tmg_ripup if router == tools.router else router == "router2"
     if tmg_ripup and "--tmg-ripup" not in nextpnr_extra.split():
         nextpnr_opts += " --tmg-ripup"
+    # the default placer's options, unless the caller set that option
+    placer_options = tools.placer_options if placer == tools.placer else ""
+    if placer_options and placer_options.split()[0] not in nextpnr_extra.split():
+        nextpnr_opts += " " + placer_options
+    else:
+        placer_options = ""
     if nextpnr_extra:
         nextpnr_opts += " " + nextpnr_extra
     # (measured to help there only: the module)
@@ -260,6 +288,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     options = {"board": board, "config": _config_text(config), "freq_mhz": top.pll.freq_mhz,
                "baud": top.baud, "seed": seed, "placer": placer, "router": router,
                "floorplan": floorplan, "place_only": place_only, "nextpnr_extra": nextpnr_extra,
+               "placer_options": placer_options,
                "tmg_ripup": tmg_ripup, "constraint_mhz": constraint_mhz,
                "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
@@ -291,6 +320,8 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     report = {"config": config_name, "cores": cores, "r500_cores": int(r500 is not None),
               "r500_temporaries": r500.temporaries if r500 else 0,
               "r500_contexts": r500.contexts if r500 else 0, "seed": seed,
+              "placer": placer, "placer_options": placer_options, "router": router,
+              "tmg_ripup": tmg_ripup,
               "constraint_mhz": constraint_mhz or top.pll.freq_mhz,
               "target_mhz": top.pll.freq_mhz, "fmax_mhz": parsed["fmax_mhz"],
               "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
@@ -369,21 +400,22 @@ def main(argv=None):
     parser.add_argument("--cores", type=int, default=None,
                         help="shader cores (default: the preset's)")
     parser.add_argument("--freq", type=float, default=None,
-                        help="board clock in MHz (default the preset's: 75, ulx3s-r500 45)")
+                        help="board clock in MHz (default the preset's: 75, ulx3s-r500 42)")
     parser.add_argument("--baud", type=int, default=None, help="UART baud rate (default 3000000)")
     parser.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
     parser.add_argument("--placer", choices=PLACERS, default=None,
-                        help="nextpnr placer (default static for 3 quadrants or more: a core "
-                             "one, the R500 stage two; else heap)")
+                        help="nextpnr placer (default: heap with --placer-heap-beta "
+                             f"{R500_HEAP_BETA} for tops with the R500 stage, static for other "
+                             "tops of 3 quadrants or more (a core one), else heap)")
     parser.add_argument("--router", choices=ROUTERS, default=None,
-                        help="nextpnr router (default router2 for 3 quadrants or more, else "
-                             "router1)")
+                        help="nextpnr router (default router2 for the R500 stage and for 3 "
+                             "quadrants or more, else router1)")
     parser.add_argument("--nextpnr-opts", default="", metavar="OPTIONS",
                         help="more nextpnr-ecp5 options, one quoted string (e.g. "
                              "'--placer-heap-beta 0.7 --tmg-ripup')")
     parser.add_argument("--tmg-ripup", action=argparse.BooleanOptionalAction, default=None,
                         help="nextpnr's timing-driven rip-up in the router (default: with "
-                             "router2)")
+                             "router2, except for tops with the R500 stage)")
     parser.add_argument("--timing-margin", type=float, default=None, metavar="FRACTION",
                         help="place and route for a clock this much faster than --freq, so "
                              f"that the result meets --freq with room (default "

