@@ -69,7 +69,7 @@ def default_tools(quadrants, r500=False):
     core one, the R500 stage two: ``boards.floorplan.quadrants``), ``r500`` if it has the R500
     stage, as measured (docs/fpga.md):
 
-    * with the R500 stage, HeAP filling at most half of each region (``R500_HEAP_BETA``) and
+    * with the R500 stage, HeAP at a maximum placement density of ``R500_HEAP_BETA`` and
       router2 without timing-driven rip-up: the one-core top routes so (44.81 MHz on seed 6,
       44.38 on seed 1), where after the static placer router2's overused wires fell to 622 at
       best over six seeds and then grew;
