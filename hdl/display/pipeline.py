@@ -1,0 +1,92 @@
+"""The display from the GPU's clock domain to TMDS symbols in the pixel clock domain.
+
+``DisplayPipeline`` puts a ``Scanout`` (hdl/display/scanout.py) in the pixel domain and
+crosses everything it exchanges with the ``sync`` domain (the GPU's clock):
+
+| what                      | direction      | crossing                                       |
+|---------------------------|----------------|------------------------------------------------|
+| ``config`` (frame size)   | sync -> pixel  | AsyncFIFO, 4 entries                           |
+| ``pixels`` (RGB888 rows)  | sync -> pixel  | AsyncFIFO, ``PIXEL_FIFO_DEPTH`` entries        |
+| ``line_req`` (row number) | pixel -> sync  | AsyncFIFO, 4 entries                           |
+| ``vblank``                | pixel -> sync  | PulseSynchronizer (a pulse a frame)            |
+| ``underrun``              | pixel -> sync  | FFSynchronizer (a sticky level)                |
+
+The AsyncFIFOs are Gray-coded pointer FIFOs: safe at any clock ratio. The vblank pulse
+toggles a level that two flip-flops synchronise; its pulses are a frame apart, far more than
+the synchroniser needs. ``underrun`` only ever rises. None of them assumes anything of the
+clocks' frequencies or phases.
+
+The GPU side: ``line_req`` asks for a row of the front buffer (0 = top); answer with the
+row's ``width`` pixels on ``pixels``, in order, each request in turn. A frame's row 0 is asked
+for three lines before the frame starts, at least a line (32 us in 640x480) after the
+``vblank`` pulse: swap the buffers on ``vblank``. ``config`` takes effect at the next vertical
+blanking. ``symbols``: in the pixel domain, a pixel clock's three symbols, to serialise
+(hdl/display/serialiser.py) or to decode in a simulation.
+
+``pixel_domain``: the name of the pixel clock's domain ("sync" runs the whole display at the
+GPU's clock, for a simulator with one clock).
+"""
+
+from amaranth import Module, DomainRenamer, Shape
+from amaranth.lib import wiring, stream
+from amaranth.lib.cdc import FFSynchronizer, PulseSynchronizer
+from amaranth.lib.fifo import AsyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from hdl.display.formats import Rgb888, TmdsSymbols, config_layout
+from hdl.display.mode import VideoMode
+from hdl.display.scanout import Scanout
+
+__all__ = ["DisplayPipeline", "PIXEL_FIFO_DEPTH"]
+
+#: the pixel stream's crossing: enough to take a burst while the pixel side drains it at one
+#: pixel a pixel clock (LUT RAM: 16 x 24 bits)
+PIXEL_FIFO_DEPTH = 16
+
+
+class DisplayPipeline(wiring.Component):
+    def __init__(self, mode: VideoMode, pixel_domain="pixel"):
+        self.mode = mode
+        self.pixel_domain = pixel_domain
+        super().__init__({
+            "config": In(stream.Signature(config_layout(mode))),
+            "line_req": Out(stream.Signature(range(mode.v_active))),
+            "pixels": In(stream.Signature(Rgb888)),
+            "vblank": Out(1), "underrun": Out(1),
+            "symbols": Out(TmdsSymbols),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        pixel = self.pixel_domain
+        m.submodules.scanout = scanout = DomainRenamer(pixel)(Scanout(self.mode))
+        m.d.comb += self.symbols.eq(scanout.symbols)
+
+        def fifo(name, payload, depth, w_domain, r_domain):
+            m.submodules[name] = cdc = AsyncFIFO(width=Shape.cast(payload).width, depth=depth,
+                                                 w_domain=w_domain, r_domain=r_domain)
+            return cdc
+
+        config = fifo("config_cdc", config_layout(self.mode), 4, "sync", pixel)
+        m.d.comb += [config.w_data.eq(self.config.payload), config.w_en.eq(self.config.valid),
+                     self.config.ready.eq(config.w_rdy),
+                     scanout.config.payload.eq(config.r_data),
+                     scanout.config.valid.eq(config.r_rdy), config.r_en.eq(scanout.config.ready)]
+
+        pixels = fifo("pixel_cdc", Rgb888, PIXEL_FIFO_DEPTH, "sync", pixel)
+        m.d.comb += [pixels.w_data.eq(self.pixels.payload), pixels.w_en.eq(self.pixels.valid),
+                     self.pixels.ready.eq(pixels.w_rdy),
+                     scanout.pixels.payload.eq(pixels.r_data),
+                     scanout.pixels.valid.eq(pixels.r_rdy), pixels.r_en.eq(1)]
+
+        # one request a line at most: four entries never fill while the GPU side takes them
+        requests = fifo("request_cdc", range(self.mode.v_active), 4, pixel, "sync")
+        m.d.comb += [requests.w_data.eq(scanout.request_row), requests.w_en.eq(scanout.request),
+                     self.line_req.payload.eq(requests.r_data),
+                     self.line_req.valid.eq(requests.r_rdy), requests.r_en.eq(self.line_req.ready)]
+
+        m.submodules.vblank_cdc = vblank = PulseSynchronizer(i_domain=pixel, o_domain="sync")
+        m.d.comb += [vblank.i.eq(scanout.vblank), self.vblank.eq(vblank.o)]
+        m.submodules.underrun_cdc = FFSynchronizer(scanout.underrun, self.underrun,
+                                                   o_domain="sync")
+        return m
