@@ -4,7 +4,8 @@ from amaranth.lib import data
 
 from hdl.display.tmds import SYMBOL_BITS
 
-__all__ = ["Rgb888", "TmdsSymbols", "config_layout", "PLAIN_BACKGROUND", "PLAIN_BORDER"]
+__all__ = ["Rgb888", "TmdsSymbols", "config_layout", "line_request_layout", "PLAIN_BACKGROUND",
+           "PLAIN_BORDER"]
 
 #: a pixel; as a 24-bit number 0xRRGGBB
 Rgb888 = data.StructLayout({"b": 8, "g": 8, "r": 8})
@@ -25,3 +26,9 @@ def config_layout(mode):
     scaled by the largest integer that fits), ``show`` (0: the plain screen)."""
     return data.StructLayout({"width": range(mode.h_active + 1),
                               "height": range(mode.v_active + 1), "show": 1})
+
+
+def line_request_layout(mode):
+    """A request for a frame row: send ``width`` pixels (the frame's width as the display
+    has it configured) of row ``row`` (0 = top)."""
+    return data.StructLayout({"row": range(mode.v_active), "width": range(mode.h_active + 1)})

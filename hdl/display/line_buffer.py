@@ -13,7 +13,6 @@ from amaranth import Module, Signal, Cat
 from amaranth.lib import wiring, stream
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
-from amaranth.utils import ceil_log2
 
 from hdl.display.formats import Rgb888
 from hdl.display.mode import VideoMode
@@ -24,11 +23,12 @@ __all__ = ["LineBuffer"]
 class LineBuffer(wiring.Component):
     def __init__(self, mode: VideoMode):
         self.mode = mode
-        self.column_bits = max(ceil_log2(mode.h_active), 1)
+        self.column_bits = len(Signal(range(mode.h_active)))
         super().__init__({
             "pixels": In(stream.Signature(Rgb888, always_ready=True)),
             "width": In(range(mode.h_active + 1)), "restart": In(1),
             "rows_filled": Out(range(mode.v_active + 1)),
+            "filling": Out(range(mode.h_active)),
             "half": In(1), "u": In(range(mode.h_active)), "data": Out(Rgb888),
         })
 
@@ -38,10 +38,10 @@ class LineBuffer(wiring.Component):
         write = rows.write_port()
         read = rows.read_port()
         fill_half = Signal()
-        fill_u = Signal(self.column_bits)
+        fill_u = self.filling               # (range(h_active): column_bits wide)
         m.d.comb += [write.addr.eq(Cat(fill_u, fill_half)), write.data.eq(self.pixels.payload),
                      write.en.eq(self.pixels.valid),
-                     read.addr.eq(Cat(self.u[:self.column_bits], self.half)),
+                     read.addr.eq(Cat(self.u, self.half)),
                      self.data.eq(read.data)]
         with m.If(self.restart):
             m.d.sync += [fill_half.eq(0), fill_u.eq(0), self.rows_filled.eq(0)]

@@ -7,7 +7,7 @@ crosses everything it exchanges with the ``sync`` domain (the GPU's clock):
 |---------------------------|----------------|------------------------------------------------|
 | ``config`` (frame size)   | sync -> pixel  | AsyncFIFO, 4 entries                           |
 | ``pixels`` (RGB888 rows)  | sync -> pixel  | AsyncFIFO, ``PIXEL_FIFO_DEPTH`` entries        |
-| ``line_req`` (row number) | pixel -> sync  | AsyncFIFO, 4 entries                           |
+| ``line_req`` (row, width) | pixel -> sync  | AsyncFIFO, 4 entries                           |
 | ``vblank``                | pixel -> sync  | PulseSynchronizer (a pulse a frame)            |
 | ``underrun``              | pixel -> sync  | FFSynchronizer (a sticky level)                |
 
@@ -16,8 +16,10 @@ toggles a level that two flip-flops synchronise; its pulses are a frame apart, f
 the synchroniser needs. ``underrun`` only ever rises. None of them assumes anything of the
 clocks' frequencies or phases.
 
-The GPU side: ``line_req`` asks for a row of the front buffer (0 = top); answer with the
-row's ``width`` pixels on ``pixels``, in order, each request in turn. A frame's row 0 is asked
+The GPU side: ``line_req`` asks for a row of the front buffer (``row``, 0 = top); answer
+with ``width`` pixels of it on ``pixels``, in order, each request in turn (the width is the
+one the display is configured with: while a new size waits for the vertical blanking, the
+old one's rows are still asked for). A frame's row 0 is asked
 for three lines before the frame starts, at least a line (32 us in 640x480) after the
 ``vblank`` pulse: swap the buffers on ``vblank``. ``config`` takes effect at the next vertical
 blanking. ``symbols``: in the pixel domain, a pixel clock's three symbols, to serialise
@@ -33,7 +35,7 @@ from amaranth.lib.cdc import FFSynchronizer, PulseSynchronizer
 from amaranth.lib.fifo import AsyncFIFO
 from amaranth.lib.wiring import In, Out
 
-from hdl.display.formats import Rgb888, TmdsSymbols, config_layout
+from hdl.display.formats import Rgb888, TmdsSymbols, config_layout, line_request_layout
 from hdl.display.mode import VideoMode
 from hdl.display.scanout import Scanout
 
@@ -50,7 +52,7 @@ class DisplayPipeline(wiring.Component):
         self.pixel_domain = pixel_domain
         super().__init__({
             "config": In(stream.Signature(config_layout(mode))),
-            "line_req": Out(stream.Signature(range(mode.v_active))),
+            "line_req": Out(stream.Signature(line_request_layout(mode))),
             "pixels": In(stream.Signature(Rgb888)),
             "vblank": Out(1), "underrun": Out(1),
             "symbols": Out(TmdsSymbols),
@@ -80,8 +82,9 @@ class DisplayPipeline(wiring.Component):
                      scanout.pixels.valid.eq(pixels.r_rdy), pixels.r_en.eq(1)]
 
         # one request a line at most: four entries never fill while the GPU side takes them
-        requests = fifo("request_cdc", range(self.mode.v_active), 4, pixel, "sync")
-        m.d.comb += [requests.w_data.eq(scanout.request_row), requests.w_en.eq(scanout.request),
+        requests = fifo("request_cdc", line_request_layout(self.mode), 4, pixel, "sync")
+        m.d.comb += [requests.w_data.eq(scanout.line_req.payload),
+                     requests.w_en.eq(scanout.line_req.valid),
                      self.line_req.payload.eq(requests.r_data),
                      self.line_req.valid.eq(requests.r_rdy), requests.r_en.eq(self.line_req.ready)]
 

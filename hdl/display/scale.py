@@ -67,13 +67,14 @@ class ScaleFit(wiring.Component):
 
 class ScreenMap(wiring.Component):
     """Inputs: the raster (``x``, ``y``, ``active``, ``line_end`` of ``VideoTiming``), the frame
-    (``width``, ``height``, ``scale``, ``x0``, ``y0``, ``showing``) and ``rows_filled`` (rows
-    the line buffer holds complete since ``restart``).
+    (``width``, ``height``, ``scale``, ``x0``, ``y0``, ``showing``) and the line buffer's
+    progress since ``restart`` (``rows_filled`` rows complete, ``filling`` pixels of the
+    next).
 
     Outputs, a cycle after the raster's pixel: ``inside``, ``u``; ``row`` (the frame row the
     current line shows; it changes at ``line_end``). ``request`` (one cycle, with
     ``request_row``): fetch that row. ``restart``: with row 0's request (the line buffer starts
-    over). ``underrun`` (sticky): a row began to show before the line buffer held it."""
+    over). ``underrun`` (sticky): a pixel was shown before it had arrived."""
 
     def __init__(self, mode: VideoMode):
         self.mode = mode
@@ -84,7 +85,7 @@ class ScreenMap(wiring.Component):
             "line_end": In(1),
             "width": In(range(mode.h_active + 1)), "height": In(range(mode.v_active + 1)),
             "scale": In(scale), "x0": In(col), "y0": In(row), "showing": In(1),
-            "rows_filled": In(range(mode.v_active + 1)),
+            "rows_filled": In(range(mode.v_active + 1)), "filling": In(col),
             "inside": Out(1), "u": Out(col), "row": Out(row),
             "request": Out(1), "request_row": Out(row), "restart": Out(1), "underrun": Out(1),
         })
@@ -108,8 +109,6 @@ class ScreenMap(wiring.Component):
 
         def show(row):
             m.d.sync += [vert.shown.eq(1), vert.row.eq(row), vert.repeat.eq(1)]
-            with m.If(self.rows_filled <= row):
-                m.d.sync += self.underrun.eq(1)
             with m.If(row + 1 < self.height):
                 ask(row + 1)
 
@@ -136,4 +135,10 @@ class ScreenMap(wiring.Component):
                 m.d.sync += horiz.inside.eq(0)
         with m.Elif(horiz.inside):
             m.d.sync += horiz.repeat.eq(horiz.repeat + 1)
+
+        # the pixel read now must have arrived
+        arrived = ((self.rows_filled > vert.row) |
+                   ((self.rows_filled == vert.row) & (self.filling > horiz.u)))
+        with m.If(horiz.inside & ~arrived):
+            m.d.sync += self.underrun.eq(1)
         return m

@@ -8,8 +8,9 @@ symbols with hsync and vsync in the blanking.
 
 ``config`` is taken only in the first line of the vertical blanking (from ``vblank`` to the
 next ``line_end``; the last one offered then wins), so a frame is shown whole at one size;
-the scale is found in the next line. Rows are asked for on ``request`` (``request_row``) and
-arrive on ``pixels`` (scan order, ``width`` a row); ``vblank`` pulses when the vertical
+the scale is found in the next line. Rows are asked for on ``line_req`` (always taken: the
+consumer keeps up, one request a line at most) and arrive on ``pixels`` (scan order, the
+request's ``width`` pixels); ``vblank`` pulses when the vertical
 blanking begins; ``underrun`` (sticky) says a row was shown before it had arrived.
 
 The pipeline: raster (cycle 0), frame mapping (1), line buffer read (2), three encoder stages
@@ -20,8 +21,8 @@ from amaranth import Module, Signal, Mux, Cat
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
-from hdl.display.formats import (Rgb888, TmdsSymbols, config_layout, PLAIN_BACKGROUND,
-                                 PLAIN_BORDER)
+from hdl.display.formats import (Rgb888, TmdsSymbols, config_layout, line_request_layout,
+                                 PLAIN_BACKGROUND, PLAIN_BORDER)
 from hdl.display.line_buffer import LineBuffer
 from hdl.display.mode import VideoMode
 from hdl.display.scale import ScaleFit, ScreenMap
@@ -40,7 +41,7 @@ class Scanout(wiring.Component):
             raise ValueError(f"video mode {mode.name}: lines too short for the scaler")
         super().__init__({
             "config": In(stream.Signature(config_layout(mode))),
-            "request": Out(1), "request_row": Out(range(mode.v_active)),
+            "line_req": Out(stream.Signature(line_request_layout(mode), always_ready=True)),
             "pixels": In(stream.Signature(Rgb888, always_ready=True)),
             "symbols": Out(TmdsSymbols),
             "vblank": Out(1), "underrun": Out(1),
@@ -74,8 +75,10 @@ class Scanout(wiring.Component):
             screen.line_end.eq(timing.line_end), screen.width.eq(frame.width),
             screen.height.eq(frame.height), screen.scale.eq(fit.scale), screen.x0.eq(fit.x0),
             screen.y0.eq(fit.y0), screen.showing.eq(showing),
-            screen.rows_filled.eq(rows.rows_filled),
-            self.request.eq(screen.request), self.request_row.eq(screen.request_row),
+            screen.rows_filled.eq(rows.rows_filled), screen.filling.eq(rows.filling),
+            self.line_req.valid.eq(screen.request),
+            self.line_req.payload.row.eq(screen.request_row),
+            self.line_req.payload.width.eq(frame.width),
             self.underrun.eq(screen.underrun), self.vblank.eq(timing.vblank),
             rows.restart.eq(screen.restart), rows.width.eq(frame.width),
             rows.half.eq(screen.row[0]), rows.u.eq(screen.u),

@@ -13,7 +13,7 @@ from amaranth import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.display.formats import Rgb888, config_layout
+from hdl.display.formats import Rgb888, config_layout, line_request_layout
 from hdl.display.mode import VideoMode
 from hdl.display.pipeline import DisplayPipeline
 from hdl.display.serialiser import TmdsSerialiser
@@ -33,7 +33,7 @@ class DisplayUnit(wiring.Component):
         self.mode = mode
         super().__init__({
             "config": In(stream.Signature(config_layout(mode))),
-            "line_req": Out(stream.Signature(range(mode.v_active))),
+            "line_req": Out(stream.Signature(line_request_layout(mode))),
             "pixels": In(stream.Signature(Rgb888)),
             "vblank": Out(1), "underrun": Out(1),
             "data": Out(data.ArrayLayout(3, 2)), "clock": Out(data.ArrayLayout(1, 2)),

@@ -1,8 +1,9 @@
-"""A stand-in for the GPU's side of the display in simulation: a frame in a ROM, its rows sent
-on request, as the front buffer's reader will.
+"""A stand-in for the GPU's side of the display in simulation: pixels in a ROM, rows sent on
+request, as the front buffer's reader will.
 
-``FrameServer(frame)`` (an (H, W, 3) RGB array): takes a row number on ``line_req`` (when it
-is not sending), then sends that row's W pixels on ``pixels``, honouring ``ready``.
+``FrameServer(words, mode)`` (0xRRGGBB in scan order): takes a request (row, width) on
+``line_req`` (when it is not sending), then sends ``width`` pixels from ``words[row * width]``
+on, on ``pixels``, honouring ``ready``: the frame of that width stored row after row.
 """
 
 import numpy as np
@@ -11,9 +12,9 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hdl.display.formats import Rgb888
+from hdl.display.formats import Rgb888, line_request_layout
 
-__all__ = ["FrameServer", "frame_words"]
+__all__ = ["FrameServer", "frame_words", "served_frame"]
 
 
 def frame_words(frame):
@@ -22,13 +23,17 @@ def frame_words(frame):
     return [int(w) for w in (frame[:, :, 0] << 16 | frame[:, :, 1] << 8 | frame[:, :, 2]).ravel()]
 
 
+def served_frame(words, width, height):
+    """The (height, width, 3) frame a FrameServer of ``words`` sends at that size."""
+    flat = np.asarray(words[:width * height], dtype=np.int64)
+    return np.stack([flat >> 16, flat >> 8 & 0xFF, flat & 0xFF], axis=-1).astype(
+        np.uint8).reshape(height, width, 3)
+
+
 class FrameServer(wiring.Component):
-    def __init__(self, words, width, height, row_shape):
+    def __init__(self, words, mode):
         self.words = list(words)
-        self.width, self.height = width, height
-        if len(self.words) != width * height:
-            raise ValueError(f"FrameServer: {len(self.words)} pixels for {width}x{height}")
-        super().__init__({"line_req": In(stream.Signature(row_shape)),
+        super().__init__({"line_req": In(stream.Signature(line_request_layout(mode))),
                           "pixels": Out(stream.Signature(Rgb888))})
 
     def elaborate(self, platform):
@@ -36,7 +41,7 @@ class FrameServer(wiring.Component):
         m.submodules.rom = rom = Memory(shape=24, depth=len(self.words), init=self.words)
         read = rom.read_port()
         address = Signal(range(len(self.words) + 1))
-        left = Signal(range(self.width + 1))
+        left = Signal.like(self.line_req.payload.width)
         out = self.pixels
         advance = (left != 0) & (~out.valid | out.ready)
         m.d.comb += [read.addr.eq(address), read.en.eq(advance), out.payload.eq(read.data),
@@ -45,6 +50,7 @@ class FrameServer(wiring.Component):
             m.d.sync += [address.eq(address + 1), left.eq(left - 1), out.valid.eq(1)]
         with m.Elif(out.ready):
             m.d.sync += out.valid.eq(0)
+        request = self.line_req.payload
         with m.If(self.line_req.valid & (left == 0)):
-            m.d.sync += [address.eq(self.line_req.payload * self.width), left.eq(self.width)]
+            m.d.sync += [address.eq(request.row * request.width), left.eq(request.width)]
         return m

@@ -1,6 +1,6 @@
-"""The display in simulation: a top with a frame to show (``DisplayTestTop``), run in
+"""The display in simulation: a top with pixels to show (``DisplayTestTop``), run in
 Amaranth's simulator with its three clocks down to the pins' bits (``run_pysim``), or in one
-clock domain on the fast backend with each pixel clock's symbols taken (``run_fast``).
+clock domain on the fast backend with each pixel clock's symbols taken (``FastDisplay``).
 
 ``TINY_MODE``: a 16 x 12 raster with short porches (24 x 17 total), for quick simulations.
 """
@@ -17,21 +17,20 @@ from hdl.display.pipeline import DisplayPipeline
 from hdl.display.unit import DisplayUnit
 from sim.display.frame_server import FrameServer, frame_words
 
-__all__ = ["TINY_MODE", "DisplayTestTop", "run_pysim", "run_fast", "fast_design"]
+__all__ = ["TINY_MODE", "DisplayTestTop", "run_pysim", "run_one_clock", "FastDisplay"]
 
 TINY_MODE = VideoMode("16x12 test", h_active=16, h_front=2, h_sync=3, h_back=3,
                       v_active=12, v_front=1, v_sync=2, v_back=2)
 
 
 class DisplayTestTop(wiring.Component):
-    """The display unit of ``mode`` fed by a ``FrameServer`` of ``words`` (``width`` x
-    ``height``, 0xRRGGBB). ``serialise``: the whole ``DisplayUnit`` (domains sync, pixel,
+    """The display unit of ``mode`` fed by a ``FrameServer`` of ``words`` (0xRRGGBB), at the
+    width last configured. ``serialise``: the whole ``DisplayUnit`` (domains sync, pixel,
     tmds; ``data``/``clock`` bit pairs out); else ``DisplayPipeline`` with every domain the
     one ``sync`` clock (``symbols`` out, ``symbols_valid`` always 1, for a monitor)."""
 
-    def __init__(self, mode, words, width, height, serialise=False):
-        self.mode, self.serialise = mode, serialise
-        self.words, self.width, self.height = list(words), width, height
+    def __init__(self, mode: VideoMode, words, serialise=False):
+        self.mode, self.words, self.serialise = mode, list(words), serialise
         members = {"config": In(stream.Signature(config_layout(mode))),
                    "vblank": Out(1), "underrun": Out(1)}
         if serialise:
@@ -44,31 +43,32 @@ class DisplayTestTop(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        mode = self.mode
         if self.serialise:
-            m.submodules.display = display = DisplayUnit(self.mode)
+            m.submodules.display = display = DisplayUnit(mode)
             m.d.comb += [self.data.eq(display.data), self.clock.eq(display.clock),
                          self.underflow.eq(display.underflow)]
         else:
-            m.submodules.display = display = DisplayPipeline(self.mode, pixel_domain="sync")
+            m.submodules.display = display = DisplayPipeline(mode, pixel_domain="sync")
             m.d.comb += [self.symbols.eq(display.symbols), self.symbols_valid.eq(1)]
-        m.submodules.server = server = FrameServer(self.words, self.width, self.height,
-                                                   range(self.mode.v_active))
+        m.submodules.server = server = FrameServer(self.words, mode)
         wiring.connect(m, wiring.flipped(self.config), display.config)
         wiring.connect(m, display.line_req, server.line_req)
         wiring.connect(m, server.pixels, display.pixels)
-        m.d.comb += [self.vblank.eq(display.vblank), self.underrun.eq(display.underrun)]
+        m.d.comb += [self.vblank.eq(display.vblank),
+                     self.underrun.eq(display.underrun)]
         return m
 
 
 def run_pysim(mode, frame, frames, config_at_frame=0.0, sync_mhz=75.0, pixel_mhz=25.0,
               tmds_mhz=None, tmds_phase_ns=0.0, show=True):
-    """Run the whole display (``serialise=True``) for ``frames`` frame times; the frame
-    (``frame``: (H, W, 3)) is configured ``config_at_frame`` frame times after the start.
-    Returns (bits: (4, N) 0/1 per lane as sent, lanes 0-2 and the clock lane; {"vblank": the
-    pulses the sync domain saw, "underrun", "underflow": whether they were ever seen})."""
+    """Run the whole display (``serialise=True``) for ``frames`` frame times; ``frame`` ((H, W,
+    3) RGB) is configured ``config_at_frame`` frame times after the start. Returns (bits: (4,
+    N) 0/1 per lane as sent, lanes 0-2 and the clock lane; {"vblank": the pulses the sync
+    domain saw, "underrun", "underflow": whether they were ever seen})."""
     frame = np.asarray(frame)
     height, width = frame.shape[:2]
-    top = DisplayTestTop(mode, frame_words(frame), width, height, serialise=True)
+    top = DisplayTestTop(mode, frame_words(frame), serialise=True)
     m = Module()
     for name in ("sync", "pixel", "tmds"):
         m.domains += ClockDomain(name)
@@ -106,34 +106,69 @@ def run_pysim(mode, frame, frames, config_at_frame=0.0, sync_mhz=75.0, pixel_mhz
     sim.add_process(pins)
     sim.run_until(frames * frame_ns * 1e-9)
     pairs = np.array(pairs, dtype=np.uint8).reshape(-1, 2, 4)       # (tick, half, lane)
-    bits = pairs.transpose(2, 0, 1).reshape(4, -1)
-    return bits, seen
+    return pairs.transpose(2, 0, 1).reshape(4, -1), seen
 
 
-def fast_design(mode, frame):
-    """The single-clock ``DisplayTestTop`` as a ``sim.fast.Design``."""
-    from sim.fast.build import Design
-    frame = np.asarray(frame)
-    return Design(DisplayTestTop, mode, frame_words(frame), frame.shape[1], frame.shape[0])
+def run_one_clock(mode, words, schedule, frames):
+    """The single-clock display (``serialise=False``) in Amaranth's simulator for ``frames``
+    frame times; ``schedule``: [(frame time, (width, height, show))] configurations, in time
+    order. Returns ((3, N) symbols, underrun at the end)."""
+    top = DisplayTestTop(mode, words)
+    frame_cycles = mode.h_total * mode.v_total
+    pending = [(int(when * frame_cycles), config) for when, config in schedule]
+    out = []
+
+    async def testbench(ctx):
+        async for _, _, ready, symbols in ctx.tick().sample(top.config.ready, top.symbols):
+            if ready:
+                ctx.set(top.config.valid, 0)
+            if pending and len(out) >= pending[0][0]:
+                width, height, show = pending.pop(0)[1]
+                ctx.set(top.config.payload, {"width": width, "height": height, "show": show})
+                ctx.set(top.config.valid, 1)
+            out.append(symbols.as_bits())
+            if len(out) == int(frames * frame_cycles):
+                break
+        out.append(ctx.get(top.underrun))
+
+    sim = Simulator(top)
+    sim.add_clock(1e-6)
+    sim.add_testbench(testbench)
+    sim.run()
+    words = np.array(out[:-1], dtype=np.int64)
+    return np.stack([words & 0x3FF, words >> 10 & 0x3FF, words >> 20 & 0x3FF]), bool(out[-1])
 
 
-def run_fast(mode, frame, frames, backend=None, log=None):
-    """Run the single-clock display on the fast backend for ``frames`` frame times with
-    ``frame`` configured at once; returns ((3, N) symbols, the FastSim)."""
-    from sim.fast.driver import FastSim
-    frame = np.asarray(frame)
-    sim = FastSim(fast_design(mode, frame), backend=backend, log=log)
-    sim.reset()
-    config = config_layout(mode).const({"width": frame.shape[1], "height": frame.shape[0],
-                                        "show": 1})
-    sim.set("config__payload", config.as_bits())
-    sim.set("config__valid", 1)
-    sim.run_until("config__ready", 100)
-    sim.step()
-    sim.set("config__valid", 0)
-    monitor = sim.add_write_monitor("symbols_valid", "symbols", "symbols")
-    sim.step(int(frames * mode.h_total * mode.v_total))
-    words, _ = sim.take_writes(monitor)
-    words = words.astype(np.int64)
-    return np.stack([words & 0x3FF, words >> 10 & 0x3FF, words >> 20 & 0x3FF]), sim
+class FastDisplay:
+    """The single-clock ``DisplayTestTop`` of ``mode`` with ``words`` on the fast backend:
+    ``configure`` a frame size, ``run`` frame times and get each pixel clock's symbols."""
 
+    def __init__(self, mode, words, backend=None, log=None):
+        from sim.fast.build import Design
+        from sim.fast.driver import FastSim
+        self.mode = mode
+        self.sim = FastSim(Design(DisplayTestTop, mode, [int(w) for w in words]),
+                           backend=backend, log=log)
+        self.sim.reset()
+        self.monitor = self.sim.add_write_monitor("symbols_valid", "symbols", "symbols")
+
+    def configure(self, width, height, show=True):
+        sim = self.sim
+        config = config_layout(self.mode).const({"width": width, "height": height,
+                                                 "show": int(show)})
+        sim.set("config__payload", config.as_bits())
+        sim.set("config__valid", 1)
+        sim.run_until("config__ready", 4 * self.mode.h_total * self.mode.v_total)
+        sim.step()
+        sim.set("config__valid", 0)
+
+    def run(self, frames):
+        """(3, N) symbols of the next ``frames`` frame times (lane 0 blue, 1 green, 2 red)."""
+        self.sim.take_writes(self.monitor)
+        self.sim.step(int(frames * self.mode.h_total * self.mode.v_total))
+        words, _ = self.sim.take_writes(self.monitor)
+        words = words.astype(np.int64)
+        return np.stack([words & 0x3FF, words >> 10 & 0x3FF, words >> 20 & 0x3FF])
+
+    def underrun(self):
+        return bool(self.sim.get("underrun"))
