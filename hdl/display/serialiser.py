@@ -24,10 +24,12 @@ from amaranth.lib.wiring import In, Out
 from hdl.display.formats import TmdsSymbols
 from hdl.display.tmds import CONTROL_SYMBOLS, SYMBOL_BITS
 
-__all__ = ["TmdsSerialiser", "CLOCK_PATTERN"]
+__all__ = ["TmdsSerialiser", "CLOCK_PATTERN", "DEFAULT_IDLE"]
 
 #: what the clock lane sends each symbol period: five bits low, five high
 CLOCK_PATTERN = 0b1111100000
+#: the symbols sent when there are none (control, C1C0 = 00, on every lane)
+DEFAULT_IDLE = (CONTROL_SYMBOLS[0],) * 3
 
 
 class TmdsSerialiser(wiring.Component):
@@ -39,7 +41,7 @@ class TmdsSerialiser(wiring.Component):
     PREFILL = 3
     PAIRS = SYMBOL_BITS // 2
 
-    def __init__(self, pixel_domain="pixel", tmds_domain="tmds", idle=(CONTROL_SYMBOLS[0],) * 3):
+    def __init__(self, pixel_domain="pixel", tmds_domain="tmds", idle=DEFAULT_IDLE):
         self.pixel_domain = pixel_domain
         self.tmds_domain = tmds_domain
         self.idle = tuple(idle)

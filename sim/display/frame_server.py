@@ -3,7 +3,9 @@ request, as the front buffer's reader will.
 
 ``FrameServer(words, mode)`` (0xRRGGBB in scan order): takes a request (row, width) on
 ``line_req`` (when it is not sending), then sends ``width`` pixels from ``words[row * width]``
-on, on ``pixels``, honouring ``ready``: the frame of that width stored row after row.
+on, on ``pixels``, honouring ``ready``: the frame of that width stored row after row. With
+``words=None`` the pixel at address ``a`` is ``pattern_words(a + 1)[a]``, computed, not
+stored (a frame of any size without a ROM to build).
 """
 
 import numpy as np
@@ -14,7 +16,15 @@ from amaranth.lib.wiring import In, Out
 
 from hdl.display.formats import Rgb888, line_request_layout
 
-__all__ = ["FrameServer", "frame_words", "served_frame"]
+__all__ = ["FrameServer", "frame_words", "served_frame", "pattern_words"]
+
+_PATTERN_FACTOR = 0x9E3779B1
+
+
+def pattern_words(count):
+    """The pixels a FrameServer without words sends from addresses 0 ... count - 1."""
+    address = np.arange(count, dtype=np.uint64)
+    return [int(w) for w in (address * _PATTERN_FACTOR >> 7) & 0xFFFFFF]
 
 
 def frame_words(frame):
@@ -32,20 +42,25 @@ def served_frame(words, width, height):
 
 class FrameServer(wiring.Component):
     def __init__(self, words, mode):
-        self.words = list(words)
+        self.words = None if words is None else list(words)
+        self.mode = mode
         super().__init__({"line_req": In(stream.Signature(line_request_layout(mode))),
                           "pixels": Out(stream.Signature(Rgb888))})
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.rom = rom = Memory(shape=24, depth=len(self.words), init=self.words)
-        read = rom.read_port()
-        address = Signal(range(len(self.words) + 1))
+        address = Signal(range(self.mode.h_active * self.mode.v_active + 1))
         left = Signal.like(self.line_req.payload.width)
         out = self.pixels
         advance = (left != 0) & (~out.valid | out.ready)
-        m.d.comb += [read.addr.eq(address), read.en.eq(advance), out.payload.eq(read.data),
-                     self.line_req.ready.eq(left == 0)]
+        m.d.comb += self.line_req.ready.eq(left == 0)
+        if self.words is None:
+            with m.If(advance):
+                m.d.sync += out.payload.eq((address * _PATTERN_FACTOR)[7:31])
+        else:
+            m.submodules.rom = rom = Memory(shape=24, depth=len(self.words), init=self.words)
+            read = rom.read_port()
+            m.d.comb += [read.addr.eq(address), read.en.eq(advance), out.payload.eq(read.data)]
         with m.If(advance):
             m.d.sync += [address.eq(address + 1), left.eq(left - 1), out.valid.eq(1)]
         with m.Elif(out.ready):

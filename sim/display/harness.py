@@ -7,7 +7,7 @@ clock domain on the fast backend with each pixel clock's symbols taken (``FastDi
 
 import numpy as np
 from amaranth import Module, ClockDomain
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
@@ -24,18 +24,18 @@ TINY_MODE = VideoMode("16x12 test", h_active=16, h_front=2, h_sync=3, h_back=3,
 
 
 class DisplayTestTop(wiring.Component):
-    """The display unit of ``mode`` fed by a ``FrameServer`` of ``words`` (0xRRGGBB), at the
-    width last configured. ``serialise``: the whole ``DisplayUnit`` (domains sync, pixel,
+    """The display unit of ``mode`` fed by a ``FrameServer`` of ``words`` (0xRRGGBB; None: the
+    server's computed pattern). ``serialise``: the whole ``DisplayUnit`` (domains sync, pixel,
     tmds; ``data``/``clock`` bit pairs out); else ``DisplayPipeline`` with every domain the
     one ``sync`` clock (``symbols`` out, ``symbols_valid`` always 1, for a monitor)."""
 
     def __init__(self, mode: VideoMode, words, serialise=False):
-        self.mode, self.words, self.serialise = mode, list(words), serialise
+        self.mode, self.serialise = mode, serialise
+        self.words = None if words is None else list(words)
         members = {"config": In(stream.Signature(config_layout(mode))),
                    "vblank": Out(1), "underrun": Out(1)}
         if serialise:
-            unit = DisplayUnit(mode)
-            members.update(data=Out(unit.data.shape()), clock=Out(unit.clock.shape()),
+            members.update(data=Out(data.ArrayLayout(3, 2)), clock=Out(data.ArrayLayout(1, 2)),
                            underflow=Out(1))
         else:
             members.update(symbols=Out(TmdsSymbols), symbols_valid=Out(1))
@@ -97,9 +97,9 @@ def run_pysim(mode, frame, frames, config_at_frame=0.0, sync_mhz=75.0, pixel_mhz
             seen["underflow"] |= underflow
 
     async def pins(ctx):
-        async for _, _, data, clock in ctx.tick("tmds").sample(top.data, top.clock):
-            pairs.append([*(int(data[0]) >> k & 1 for k in range(3)), int(clock[0]),
-                          *(int(data[1]) >> k & 1 for k in range(3)), int(clock[1])])
+        async for _, _, lanes, clock in ctx.tick("tmds").sample(top.data, top.clock):
+            pairs.append([*(int(lanes[0]) >> k & 1 for k in range(3)), int(clock[0]),
+                          *(int(lanes[1]) >> k & 1 for k in range(3)), int(clock[1])])
 
     sim.add_testbench(host)
     sim.add_process(status)
@@ -140,14 +140,16 @@ def run_one_clock(mode, words, schedule, frames):
 
 
 class FastDisplay:
-    """The single-clock ``DisplayTestTop`` of ``mode`` with ``words`` on the fast backend:
-    ``configure`` a frame size, ``run`` frame times and get each pixel clock's symbols."""
+    """The single-clock ``DisplayTestTop`` of ``mode`` with ``words`` (None: the frame server's
+    pattern) on the fast backend: ``configure`` a frame size, ``run`` frame times and get each
+    pixel clock's symbols."""
 
-    def __init__(self, mode, words, backend=None, log=None):
+    def __init__(self, mode, words=None, backend=None, log=None):
         from sim.fast.build import Design
         from sim.fast.driver import FastSim
         self.mode = mode
-        self.sim = FastSim(Design(DisplayTestTop, mode, [int(w) for w in words]),
+        words = None if words is None else [int(w) for w in words]
+        self.sim = FastSim(Design(DisplayTestTop, mode, words),
                            backend=backend, log=log)
         self.sim.reset()
         self.monitor = self.sim.add_write_monitor("symbols_valid", "symbols", "symbols")

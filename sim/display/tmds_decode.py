@@ -241,20 +241,20 @@ def _check_disparity(lanes, enable, data, strict, where):
         base = _held(total, ~de)                 # the sum at the last control symbol
         after = total - base
         before = after - step
-        over = np.flatnonzero(np.abs(after) > CNT_BOUND)
-        if len(over):
-            i = over[0]
-            _fail("running disparity", f"{after[i]:+d} on lane {LANE_NAMES[lane]} exceeds "
-                  f"the encoder's bound +-{CNT_BOUND}", where(first + i))
-        if strict:
-            byte = np.where(de, data[lane, first:], 0)
-            expected = t["expected"][before + CNT_BOUND, byte]
-            wrong = np.flatnonzero(de & (expected != symbols))
-            if len(wrong):
-                i = wrong[0]
-                _fail("symbol choice", f"lane {LANE_NAMES[lane]} sends {symbols[i]:#012b} "
-                      f"for byte {byte[i]:#04x} at running disparity {before[i]:+d}; DVI 1.0 "
-                      f"§3.2.3 sends {expected[i]:#012b}", where(first + i))
+        over = np.abs(after) > CNT_BOUND
+        byte = np.where(de, data[lane, first:], 0)
+        expected = t["expected"][np.clip(before, -CNT_BOUND, CNT_BOUND) + CNT_BOUND, byte]
+        wrong = de & (expected != symbols) & strict
+        bad = np.flatnonzero(over | wrong)
+        if len(bad) == 0:
+            continue
+        i = bad[0]
+        if wrong[i] and not over[i]:
+            _fail("symbol choice", f"lane {LANE_NAMES[lane]} sends {symbols[i]:#012b} for byte "
+                  f"{byte[i]:#04x} at running disparity {before[i]:+d}; DVI 1.0 §3.2.3 sends "
+                  f"{expected[i]:#012b}", where(first + i))
+        _fail("running disparity", f"{after[i]:+d} on lane {LANE_NAMES[lane]} exceeds the "
+              f"encoder's bound +-{CNT_BOUND}", where(first + i))
 
 
 def read_frame(lanes, mode=None, strict=True):
