@@ -36,29 +36,34 @@ class DisplayPll:
     fin_mhz: float = OSC_MHZ
 
 
+def _feedback(fout_mhz, fin_mhz):
+    """(CLKI_DIV, CLKFB_DIV) that make exactly ``fout_mhz`` from ``fin_mhz`` with the phase
+    detector at >= 3.125 MHz, else None."""
+    for clki in range(1, int(fin_mhz / 3.125) + 1):
+        fb = fout_mhz * clki / fin_mhz
+        if abs(fb - round(fb)) < 1e-9 and 1 <= round(fb) <= 80:
+            return clki, round(fb)
+    return None
+
+
 def display_pll(sync_mhz, pixel_mhz=25.0, fin_mhz=OSC_MHZ):
     """EHXPLLL dividers for the GPU clock nearest ``sync_mhz`` beside exact pixel and tmds
-    (5 x pixel) clocks."""
+    (5 x pixel) clocks: every VCO that is a multiple of the tmds clock, every CLKOP divider."""
     tmds_mhz = 5 * pixel_mhz
     best = None
-    for clki in range(1, 129):
-        pfd = fin_mhz / clki
-        if pfd < 3.125:
-            break
-        for fb in range(1, 81):
-            fout = pfd * fb
-            for op in range(1, 129):
-                vco = fout * op
-                if not 400 <= vco <= 800:
-                    continue
-                divs = [vco / f for f in (tmds_mhz, pixel_mhz)]
-                if any(abs(d - round(d)) > 1e-9 or not 1 <= round(d) <= 128 for d in divs):
-                    continue
-                # nearest clock; then the highest VCO (least jitter)
-                key = (abs(fout - sync_mhz), -vco)
-                if best is None or key < best[0]:
-                    best = (key, DisplayPll(clki, fb, op, round(divs[0]), round(divs[1]),
-                                            fout, tmds_mhz, pixel_mhz, vco, fin_mhz))
+    for multiple in range(1, int(800 // tmds_mhz) + 1):
+        vco = multiple * tmds_mhz
+        if vco < 400 or vco / pixel_mhz > 128:
+            continue
+        for op in range(1, 129):
+            feedback = _feedback(vco / op, fin_mhz)
+            if feedback is None:
+                continue
+            # nearest clock; then the highest VCO (least jitter)
+            key = (abs(vco / op - sync_mhz), -vco)
+            if best is None or key < best[0]:
+                best = (key, DisplayPll(*feedback, op, multiple, round(vco / pixel_mhz),
+                                        vco / op, tmds_mhz, pixel_mhz, vco, fin_mhz))
     if best is None:
         raise ValueError(f"no EHXPLLL setting makes {pixel_mhz:g} and {tmds_mhz:g} MHz from "
                          f"{fin_mhz:g} MHz")

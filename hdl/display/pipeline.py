@@ -39,24 +39,26 @@ from hdl.display.formats import Rgb888, TmdsSymbols, config_layout, line_request
 from hdl.display.mode import VideoMode
 from hdl.display.scanout import Scanout
 
-__all__ = ["DisplayPipeline", "PIXEL_FIFO_DEPTH"]
+__all__ = ["DisplayPipeline", "PIXEL_FIFO_DEPTH", "gpu_side"]
 
 #: the pixel stream's crossing: enough to take a burst while the pixel side drains it at one
 #: pixel a pixel clock (LUT RAM: 16 x 24 bits)
 PIXEL_FIFO_DEPTH = 16
 
 
+def gpu_side(mode):
+    """The ports in the GPU's clock domain (of ``DisplayPipeline`` and ``DisplayUnit``)."""
+    return {"config": In(stream.Signature(config_layout(mode))),
+            "line_req": Out(stream.Signature(line_request_layout(mode))),
+            "pixels": In(stream.Signature(Rgb888)),
+            "vblank": Out(1), "underrun": Out(1)}
+
+
 class DisplayPipeline(wiring.Component):
     def __init__(self, mode: VideoMode, pixel_domain="pixel"):
         self.mode = mode
         self.pixel_domain = pixel_domain
-        super().__init__({
-            "config": In(stream.Signature(config_layout(mode))),
-            "line_req": Out(stream.Signature(line_request_layout(mode))),
-            "pixels": In(stream.Signature(Rgb888)),
-            "vblank": Out(1), "underrun": Out(1),
-            "symbols": Out(TmdsSymbols),
-        })
+        super().__init__({**gpu_side(mode), "symbols": Out(TmdsSymbols)})
 
     def elaborate(self, platform):
         m = Module()

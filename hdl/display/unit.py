@@ -10,12 +10,11 @@ Three clock domains: ``sync`` (the GPU's), ``pixel`` (the mode's pixel clock: 25
 """
 
 from amaranth import Module
-from amaranth.lib import data, stream, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import Out
 
-from hdl.display.formats import Rgb888, config_layout, line_request_layout
 from hdl.display.mode import VideoMode
-from hdl.display.pipeline import DisplayPipeline
+from hdl.display.pipeline import DisplayPipeline, gpu_side
 from hdl.display.serialiser import TmdsSerialiser
 from hdl.display.tmds import CONTROL_SYMBOLS
 
@@ -31,14 +30,8 @@ def idle_symbols(mode):
 class DisplayUnit(wiring.Component):
     def __init__(self, mode: VideoMode):
         self.mode = mode
-        super().__init__({
-            "config": In(stream.Signature(config_layout(mode))),
-            "line_req": Out(stream.Signature(line_request_layout(mode))),
-            "pixels": In(stream.Signature(Rgb888)),
-            "vblank": Out(1), "underrun": Out(1),
-            "data": Out(data.ArrayLayout(3, 2)), "clock": Out(data.ArrayLayout(1, 2)),
-            "underflow": Out(1),
-        })
+        super().__init__({**gpu_side(mode), "data": Out(data.ArrayLayout(3, 2)),
+                          "clock": Out(data.ArrayLayout(1, 2)), "underflow": Out(1)})
 
     def elaborate(self, platform):
         m = Module()

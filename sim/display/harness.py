@@ -7,20 +7,20 @@ clock domain on the fast backend with each pixel clock's symbols taken (``FastDi
 
 import numpy as np
 from amaranth import Module, ClockDomain
-from amaranth.lib import data, stream, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import Out
 from amaranth.sim import Simulator
 
 from hdl.display.formats import TmdsSymbols, config_layout
 from hdl.display.mode import VideoMode
-from hdl.display.pipeline import DisplayPipeline
+from hdl.display.pipeline import DisplayPipeline, gpu_side
 from hdl.display.unit import DisplayUnit
 from sim.display.frame_server import FrameServer, frame_words
 
 __all__ = ["TINY_MODE", "DisplayTestTop", "run_pysim", "run_one_clock", "FastDisplay"]
 
-TINY_MODE = VideoMode("16x12 test", h_active=16, h_front=2, h_sync=3, h_back=3,
-                      v_active=12, v_front=1, v_sync=2, v_back=2)
+TINY_MODE = VideoMode(h_active=16, h_front=2, h_sync=3, h_back=3,
+                      v_active=12, v_front=1, v_sync=2, v_back=2, name="16x12 test")
 
 
 class DisplayTestTop(wiring.Component):
@@ -32,8 +32,7 @@ class DisplayTestTop(wiring.Component):
     def __init__(self, mode: VideoMode, words, serialise=False):
         self.mode, self.serialise = mode, serialise
         self.words = None if words is None else list(words)
-        members = {"config": In(stream.Signature(config_layout(mode))),
-                   "vblank": Out(1), "underrun": Out(1)}
+        members = {"config": gpu_side(mode)["config"], "vblank": Out(1), "underrun": Out(1)}
         if serialise:
             members.update(data=Out(data.ArrayLayout(3, 2)), clock=Out(data.ArrayLayout(1, 2)),
                            underflow=Out(1))

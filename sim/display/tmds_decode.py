@@ -3,7 +3,7 @@ timing, with the stream's rules checked on the way.
 
     screen = read_frame(lanes, VGA_640X480)      # lanes: (3, N) symbols, lane 0 = blue
     screen.picture                               # (480, 640, 3) uint8, RGB
-    screen.timing                                # StreamTiming as measured from the stream
+    screen.timing                                # the Raster measured from the stream
 
 Everything comes from the symbols themselves: a control symbol on every lane is blanking
 (data enable low) and carries hsync (C0) and vsync (C1) on lane 0; the sync levels hold
@@ -31,14 +31,14 @@ bit first) into symbols, finding the word boundary from the control symbols as a
 does.
 """
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
-from hdl.display.mode import VideoMode
+from hdl.display.mode import Raster
 from sim.display.tmds import CNT_BOUND, CONTROL, tables
 
-__all__ = ["TmdsStreamError", "StreamTiming", "Screen", "read_frame", "symbols_from_bits"]
+__all__ = ["TmdsStreamError", "Screen", "read_frame", "symbols_from_bits"]
 
 LANE_NAMES = ("0 (blue)", "1 (green)", "2 (red)")
 
@@ -48,37 +48,9 @@ class TmdsStreamError(ValueError):
 
 
 @dataclass(frozen=True)
-class StreamTiming:
-    """A raster as measured from a stream (fields named as in ``VideoMode``)."""
-    h_active: int
-    h_front: int
-    h_sync: int
-    h_back: int
-    v_active: int
-    v_front: int
-    v_sync: int
-    v_back: int
-    h_sync_negative: bool
-    v_sync_negative: bool
-
-    @property
-    def h_total(self):
-        return self.h_active + self.h_front + self.h_sync + self.h_back
-
-    @property
-    def v_total(self):
-        return self.v_active + self.v_front + self.v_sync + self.v_back
-
-    def differences(self, mode: VideoMode):
-        """[(field, measured, the mode's)] where they differ."""
-        return [(f.name, getattr(self, f.name), getattr(mode, f.name)) for f in fields(self)
-                if getattr(self, f.name) != getattr(mode, f.name)]
-
-
-@dataclass(frozen=True)
 class Screen:
     picture: np.ndarray        # (v_active, h_active, 3) uint8, RGB
-    timing: StreamTiming
+    timing: Raster             # as measured from the stream
     start: int                 # index of the frame's first symbol (its vsync leading edge)
 
 
@@ -283,7 +255,7 @@ def read_frame(lanes, mode=None, strict=True):
     raster, line, column = _measure(enable, hsync[span], vsync[span], h_total,
                                     lambda i: where(start + i))
     _check_disparity(lanes[:, span], enable, data[:, span], strict, lambda i: where(start + i))
-    timing = StreamTiming(**raster, h_sync_negative=h_negative, v_sync_negative=v_negative)
+    timing = Raster(**raster, h_sync_negative=h_negative, v_sync_negative=v_negative)
     if mode is not None:
         differ = timing.differences(mode)
         if differ:

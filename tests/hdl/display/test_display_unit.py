@@ -14,7 +14,7 @@ from hdl.display.serialiser import CLOCK_PATTERN
 from sim.display.harness import TINY_MODE, run_pysim
 from sim.display.raster import scaled_screen
 from sim.display.tmds_decode import read_frame, symbols_from_bits
-from tests.hdl.display.test_scale import plain_screen
+from tests.helpers.display import plain_screen
 
 FRAME = np.random.default_rng(6).integers(0, 256, (4, 6, 3), dtype=np.uint8)
 

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hdl.display.formats import PLAIN_BACKGROUND, PLAIN_BORDER
 from hdl.display.mode import VGA_640X480
 from hdl.display.scale import ScaleFit
 from sim.display.frame_server import frame_words, served_frame
 from sim.display.harness import TINY_MODE, run_one_clock
 from sim.display.raster import scaled_screen
 from sim.display.tmds_decode import read_frame
+from tests.helpers.display import plain_screen
 
 VGA_SIZES = [(200, 200), (320, 240), (128, 128), (640, 480), (1, 1), (100, 50), (639, 1),
              (0, 10), (10, 0), (641, 100), (100, 481)]
@@ -53,15 +53,6 @@ def test_scale_fit():
     sim.run()
     assert found == {size: fit(mode, *size) for size in VGA_SIZES}
     assert [found[s][0] for s in VGA_SIZES[:4]] == [2, 2, 3, 1]
-
-
-def plain_screen(mode):
-    screen = np.empty((mode.v_active, mode.h_active, 3), dtype=np.uint8)
-    screen[:] = [PLAIN_BACKGROUND >> 16, PLAIN_BACKGROUND >> 8 & 0xFF, PLAIN_BACKGROUND & 0xFF]
-    border = [PLAIN_BORDER >> 16, PLAIN_BORDER >> 8 & 0xFF, PLAIN_BORDER & 0xFF]
-    screen[[0, -1], :] = border
-    screen[:, [0, -1]] = border
-    return screen
 
 
 # (width, height, show) on 16 x 12: scale 2 centred both ways, 1, 2 centred, 12, 1 centred

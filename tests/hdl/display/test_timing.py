@@ -10,10 +10,8 @@ from hdl.display.mode import VideoMode, VGA_640X480
 from hdl.display.timing import VideoTiming
 from sim.display.harness import TINY_MODE
 from sim.display.raster import raster_levels
+from tests.helpers.display import POSITIVE_MODE
 
-POSITIVE = VideoMode("positive syncs", h_active=10, h_front=3, h_sync=4, h_back=1,
-                     v_active=7, v_front=2, v_sync=3, v_back=1,
-                     h_sync_negative=False, v_sync_negative=False)
 OUTPUTS = ("x", "y", "active", "hsync", "vsync", "line_end", "vblank", "frame_start")
 
 
@@ -35,7 +33,7 @@ def run_timing(mode, frames):
             for name, v in seen.items()}
 
 
-@pytest.mark.parametrize("mode", [TINY_MODE, POSITIVE], ids=lambda m: m.name)
+@pytest.mark.parametrize("mode", [TINY_MODE, POSITIVE_MODE], ids=lambda m: m.name)
 def test_raster(mode):
     seen = run_timing(mode, frames=2)
     active, hsync, vsync = raster_levels(mode)
@@ -70,4 +68,5 @@ def test_vga_mode():
 
 def test_mode_rejects_too_little_blanking():
     with pytest.raises(ValueError, match="4 blank lines"):
-        VideoMode("short", 8, 1, 1, 1, 8, 1, 1, 1)
+        VideoMode(h_active=8, h_front=1, h_sync=1, h_back=1, v_active=8, v_front=1, v_sync=1,
+                  v_back=1, name="short")

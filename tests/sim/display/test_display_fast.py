@@ -6,7 +6,6 @@ symbols only in blanking, the running disparity bounded, every symbol the encode
 plain screen before a frame is configured, then frames of several sizes at the largest integer
 scale that fits, centred on black, pixel for pixel. One model, built once (cached)."""
 
-import numpy as np
 import pytest
 
 from hdl.display.mode import VGA_640X480
@@ -14,7 +13,7 @@ from sim.display.frame_server import pattern_words, served_frame
 from sim.display.raster import scaled_screen
 from sim.display.tmds_decode import read_frame
 from sim.fast import check_tools
-from tests.hdl.display.test_scale import plain_screen
+from tests.helpers.display import plain_screen
 
 SIZES = [(200, 200), (320, 240), (128, 128), (640, 480), (641, 10)]
 

@@ -10,16 +10,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hdl.display.mode import VGA_640X480, VideoMode
+from hdl.display.mode import VGA_640X480
 from sim.display.harness import TINY_MODE
 from sim.display.raster import transmit
 from sim.display.tmds import CONTROL, data_codes
 from sim.display.tmds_decode import TmdsStreamError, read_frame, symbols_from_bits
-
-POSITIVE = VideoMode("positive syncs", h_active=10, h_front=3, h_sync=4, h_back=1,
-                     v_active=7, v_front=2, v_sync=3, v_back=1,
-                     h_sync_negative=False, v_sync_negative=False)
-
+from tests.helpers.display import POSITIVE_MODE
 
 def picture(mode, seed=1):
     rng = np.random.default_rng(seed)
@@ -53,8 +49,8 @@ def test_vga_round_trip():
 
 
 def test_positive_syncs():
-    image = picture(POSITIVE)
-    screen = read_frame(transmit(image, POSITIVE, frames=2), POSITIVE)
+    image = picture(POSITIVE_MODE)
+    screen = read_frame(transmit(image, POSITIVE_MODE, frames=2), POSITIVE_MODE)
     assert (screen.picture == image).all()
     assert not screen.timing.h_sync_negative and not screen.timing.v_sync_negative
 
