@@ -27,10 +27,11 @@ class DisplayTestTop(wiring.Component):
     """The display unit of ``mode`` fed by a ``FrameServer`` of ``words`` (0xRRGGBB; None: the
     server's computed pattern). ``serialise``: the whole ``DisplayUnit`` (domains sync, pixel,
     tmds; ``data``/``clock`` bit pairs out); else ``DisplayPipeline`` with every domain the
-    one ``sync`` clock (``symbols`` out, ``symbols_valid`` always 1, for a monitor)."""
+    one ``sync`` clock, the pixel side clocked every ``pixel_every`` cycles (``symbols`` out,
+    with ``symbols_valid``, for a monitor)."""
 
-    def __init__(self, mode: VideoMode, words, serialise=False):
-        self.mode, self.serialise = mode, serialise
+    def __init__(self, mode: VideoMode, words, serialise=False, pixel_every=1):
+        self.mode, self.serialise, self.pixel_every = mode, serialise, pixel_every
         self.words = None if words is None else list(words)
         members = {"config": gpu_side(mode)["config"], "vblank": Out(1), "underrun": Out(1)}
         if serialise:
@@ -48,8 +49,10 @@ class DisplayTestTop(wiring.Component):
             m.d.comb += [self.data.eq(display.data), self.clock.eq(display.clock),
                          self.underflow.eq(display.underflow)]
         else:
-            m.submodules.display = display = DisplayPipeline(mode, pixel_domain="sync")
-            m.d.comb += [self.symbols.eq(display.symbols), self.symbols_valid.eq(1)]
+            m.submodules.display = display = DisplayPipeline(mode, pixel_domain="sync",
+                                                             pixel_every=self.pixel_every)
+            m.d.comb += [self.symbols.eq(display.symbols),
+                         self.symbols_valid.eq(display.symbols_valid)]
         m.submodules.server = server = FrameServer(self.words, mode)
         wiring.connect(m, wiring.flipped(self.config), display.config)
         wiring.connect(m, display.line_req, server.line_req)
@@ -108,25 +111,27 @@ def run_pysim(mode, frame, frames, config_at_frame=0.0, sync_mhz=75.0, pixel_mhz
     return pairs.transpose(2, 0, 1).reshape(4, -1), seen
 
 
-def run_one_clock(mode, words, schedule, frames):
+def run_one_clock(mode, words, schedule, frames, pixel_every=1):
     """The single-clock display (``serialise=False``) in Amaranth's simulator for ``frames``
     frame times; ``schedule``: [(frame time, (width, height, show))] configurations, in time
     order. Returns ((3, N) symbols, underrun at the end)."""
-    top = DisplayTestTop(mode, words)
-    frame_cycles = mode.h_total * mode.v_total
-    pending = [(int(when * frame_cycles), config) for when, config in schedule]
+    top = DisplayTestTop(mode, words, pixel_every=pixel_every)
+    frame_pixels = mode.h_total * mode.v_total
+    pending = [(int(when * frame_pixels), config) for when, config in schedule]
     out = []
 
     async def testbench(ctx):
-        async for _, _, ready, symbols in ctx.tick().sample(top.config.ready, top.symbols):
+        async for _, _, ready, valid, symbols in ctx.tick().sample(
+                top.config.ready, top.symbols_valid, top.symbols):
             if ready:
                 ctx.set(top.config.valid, 0)
             if pending and len(out) >= pending[0][0]:
                 width, height, show = pending.pop(0)[1]
                 ctx.set(top.config.payload, {"width": width, "height": height, "show": show})
                 ctx.set(top.config.valid, 1)
-            out.append(symbols.as_bits())
-            if len(out) == int(frames * frame_cycles):
+            if valid:
+                out.append(symbols.as_bits())
+            if len(out) == int(frames * frame_pixels):
                 break
         out.append(ctx.get(top.underrun))
 
@@ -143,12 +148,12 @@ class FastDisplay:
     pattern) on the fast backend: ``configure`` a frame size, ``run`` frame times and get each
     pixel clock's symbols."""
 
-    def __init__(self, mode, words=None, backend=None, log=None):
+    def __init__(self, mode, words=None, pixel_every=1, backend=None, log=None):
         from sim.fast.build import Design
         from sim.fast.driver import FastSim
-        self.mode = mode
+        self.mode, self.pixel_every = mode, pixel_every
         words = None if words is None else [int(w) for w in words]
-        self.sim = FastSim(Design(DisplayTestTop, mode, words),
+        self.sim = FastSim(Design(DisplayTestTop, mode, words, pixel_every=pixel_every),
                            backend=backend, log=log)
         self.sim.reset()
         self.monitor = self.sim.add_write_monitor("symbols_valid", "symbols", "symbols")
@@ -159,14 +164,14 @@ class FastDisplay:
                                                  "show": int(show)})
         sim.set("config__payload", config.as_bits())
         sim.set("config__valid", 1)
-        sim.run_until("config__ready", 4 * self.mode.h_total * self.mode.v_total)
+        sim.run_until("config__ready", 100)
         sim.step()
         sim.set("config__valid", 0)
 
     def run(self, frames):
         """(3, N) symbols of the next ``frames`` frame times (lane 0 blue, 1 green, 2 red)."""
         self.sim.take_writes(self.monitor)
-        self.sim.step(int(frames * self.mode.h_total * self.mode.v_total))
+        self.sim.step(int(frames * self.mode.h_total * self.mode.v_total * self.pixel_every))
         words, _ = self.sim.take_writes(self.monitor)
         words = words.astype(np.int64)
         return np.stack([words & 0x3FF, words >> 10 & 0x3FF, words >> 20 & 0x3FF])
