@@ -19,9 +19,9 @@ clocks' frequencies or phases.
 The GPU side: ``line_req`` asks for a row of the front buffer (``row``, 0 = top); answer
 with ``width`` pixels of it on ``pixels``, in order, each request in turn (the width is the
 one the display is configured with: while a new size waits for the vertical blanking, the
-old one's rows are still asked for). A frame's row 0 is asked
-for three lines before the frame starts, at least a line (32 us in 640x480) after the
-``vblank`` pulse: swap the buffers on ``vblank``. ``config`` takes effect at the next vertical
+old one's rows are still asked for). A frame's row 0 is asked for at the end of line
+``v_total - 3`` (in 640x480 43 lines after the ``vblank`` pulse, at least two in any mode):
+swap the buffers on ``vblank``. ``config`` takes effect at the next vertical
 blanking. ``symbols``: in the pixel domain, a pixel clock's three symbols, to serialise
 (hdl/display/serialiser.py) or to decode in a simulation.
 

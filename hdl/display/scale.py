@@ -9,10 +9,11 @@ the vertical blanking: no divider).
 ``ScreenMap`` follows the raster (hdl/display/timing.py) and says, for each pixel, whether it
 shows the frame (``inside``) and which of the frame's columns (``u``) and rows (``row``). The
 rows come from a line buffer of two halves (hdl/display/line_buffer.py): row r in half
-``r % 2``. ScreenMap asks for each row once a frame (``request``): row 0 three lines before
-the frame starts (``v_total - 3``, at least a line after the vertical blanking begins, so
-the GPU's buffer swap at the blanking comes first), and row r + 1 when row r starts to show,
-into the half row r - 1 has just left; a row is shown on ``scale`` lines, read from the line
+``r % 2``. ScreenMap asks for each row once a frame (``request``): row 0 at the ``line_end``
+of line ``v_total - REQUEST_LINES_AHEAD`` (two lines and the blanking before the frame, and
+at least two lines after the vertical blanking began, so that the GPU's buffer swap at the
+blanking comes first), and row r + 1 when row r starts to show, into the half row r - 1 has
+just left; a row is shown on ``scale`` lines, read from the line
 buffer each time.
 """
 
