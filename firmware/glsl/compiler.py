@@ -11,6 +11,7 @@ from firmware.glsl.lower import lower_program
 from firmware.glsl.lower_expr import ConstantEvaluator
 from firmware.glsl.machine import Block
 from firmware.glsl.parser import parse
+from firmware.glsl.peephole import fold_outputs
 from firmware.glsl.preprocessor import preprocess
 from firmware.glsl.regalloc import allocate
 from firmware.glsl.schedule import schedule_block
@@ -95,6 +96,7 @@ def _compile(source, path, limits):
     lowered = lower_program(checked, limits)
     selection = select(lowered, limits)
     selection.pool.check(None)
+    fold_outputs(selection.items)
     for item in selection.items:
         if isinstance(item, Block):
             item.instrs = schedule_block(item.mops)

@@ -245,10 +245,10 @@ class IRBuilder:
 
     def _simplify(self, op, vecs):
         a = vecs[0]
-        if op == "add":
-            if self._all_const(vecs[1], 0.0):
+        if op == "add":                 # x + 0 and 0 + x are x (zeros of either sign)
+            if all(is_const(c) and const_value(c) == 0.0 for c in vecs[1]):
                 return a
-            if self._all_const(a, 0.0):
+            if all(is_const(c) and const_value(c) == 0.0 for c in a):
                 return vecs[1]
         elif op == "mul":
             for x, y in ((a, vecs[1]), (vecs[1], a)):

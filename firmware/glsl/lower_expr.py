@@ -11,7 +11,7 @@ from firmware.glsl.errors import GlslError
 from firmware.glsl.ir import IRBuilder, const_value, is_const
 from firmware.glsl.lower_builtins import BuiltinLowering
 from firmware.glsl.types import BOOL, FLOAT, INT, Array, Basic, Matrix, Struct
-from firmware.glsl.values import flatten, map_leaves, unflatten
+from firmware.glsl.values import flatten, map_leaves, unflatten, zero_of
 
 __all__ = ["ExpressionLowering", "ConstantEvaluator", "NotConstant", "INT_DIV_BIAS"]
 
@@ -104,10 +104,15 @@ class ExpressionLowering(BuiltinLowering):
 
     def pick(self, items, t, index):
         """``items[index]``: a constant index picks, another selects along a chain."""
-        if is_const(index[0]):
-            return items[int(const_value(index[0]))]
+        if isinstance(t, Basic):                # a vector's components are 1-vectors
+            items = tuple((c,) for c in items)
         element = t.element if isinstance(t, Array) else t.column if isinstance(t, Matrix) \
             else Basic(t.base)
+        if is_const(index[0]):
+            k = int(const_value(index[0]))
+            if not 0 <= k < len(items):         # undefined in GLSL: reads 0 here
+                return zero_of(element, self.const)
+            return items[k]
         result = items[-1]
         for k in range(len(items) - 2, -1, -1):
             hit = self.op("seq", index, self.const([float(k)]))
@@ -219,7 +224,7 @@ class ExpressionLowering(BuiltinLowering):
         if op == "*" and isinstance(lt, Matrix) and isinstance(rt, Basic) and rt.size > 1:
             return self.mat_vec(a, b)
         if op == "*" and isinstance(lt, Basic) and lt.size > 1:
-            return tuple(self.op("dot", a, col) for col in b)
+            return tuple(self.op("dot", a, col)[0] for col in b)
         # componentwise, a scalar broadcast to every column
         cols_a = a if isinstance(lt, Matrix) else [a] * result.cols
         cols_b = b if isinstance(rt, Matrix) else [b] * result.cols
@@ -301,17 +306,20 @@ class ExpressionLowering(BuiltinLowering):
                 items[i] = c
             return tuple(items)
         index, t = a[1], a[2]
-        items = list(v)
+        vector = isinstance(t, Basic)
+        items = [(c,) for c in v] if vector else list(v)
         if is_const(index[0]):
             k = int(const_value(index[0]))
-            items[k] = self._update(v[k], rest, new)
-            return tuple(items)
-        element = t.element if isinstance(t, Array) else t.column if isinstance(t, Matrix) \
-            else Basic(t.base)
-        for k in range(len(items)):
-            hit = self.op("seq", index, self.const([float(k)]))
-            items[k] = self.select(hit, self._update(v[k], rest, new), v[k], element)
-        return tuple(items)
+            if 0 <= k < len(items):             # a write out of bounds does nothing
+                items[k] = self._update(items[k], rest, new)
+        else:
+            element = t.element if isinstance(t, Array) else \
+                t.column if isinstance(t, Matrix) else Basic(t.base)
+            for k in range(len(items)):
+                hit = self.op("seq", index, self.const([float(k)]))
+                items[k] = self.select(hit, self._update(items[k], rest, new), items[k],
+                                       element)
+        return tuple(c[0] for c in items) if vector else tuple(items)
 
     # --- calls and constructors --------------------------------------------------------------
 

@@ -21,6 +21,15 @@ def _ident(n):
     return tuple(range(n))
 
 
+def _slice(op, lanes):
+    """An operand's lanes ``lanes`` (a pre-subtract read renumbered with its lanes)."""
+    if op is None:
+        return None
+    if op.base == "srcp":
+        return Operand("srcp", [lanes.index(op.sel[i]) for i in lanes], op.mod)
+    return op.lanes(lanes)
+
+
 class OpSelection:
     # --- emitting ----------------------------------------------------------------------------
 
@@ -40,7 +49,7 @@ class OpSelection:
             if side == "rgb" and len(lanes) == 1 and ch is None and opcode not in ("DP3",):
                 unit = "any"
             mop = MOp(opcode, dst, [comps[i] for i in lanes],
-                      [s.lanes(lanes) if s is not None else None for s in srcs], unit=unit)
+                      [_slice(s, lanes) for s in srcs], unit=unit)
             if presub is not None:
                 mop.presub = (presub[0],) + tuple(p.lanes(lanes) if p is not None else None
                                                   for p in presub[1:])
@@ -118,12 +127,67 @@ class OpSelection:
         op = self.resolve((n, tuple(s[i] for i in lane_swz)))
         return Operand(op.base, op.sel, compose_mod(outer_mod, op.mod))
 
+    # --- the pre-subtract unit ----------------------------------------------------------------
+
+    def _only_user(self, inner, node):
+        return self.uses[inner] == sum(1 for r in node.args if r[0] is inner)
+
+    def presub_form(self, add, swz):
+        """(SRCP_OP code, slot-0 operand, slot-1 operand) computing ``add`` (read through
+        ``swz``) in the pre-subtract unit, or None."""
+        (an, asw), (bn, bsw) = add.args
+        a_node, _, a_mod = self.chain((an, tuple(asw[i] for i in swz)))
+        b_node, _, b_mod = self.chain((bn, tuple(bsw[i] for i in swz)))
+        x = self._in_slot(self.operand_of(add, swz, 0))
+        y = self._in_slot(self.operand_of(add, swz, 1))
+        forms = []
+        if y.mod == 1:                                   # a - b: src1 - src0
+            forms.append((1, Operand(y.base, y.sel, 0), x))
+        elif x.mod == 1:
+            forms.append((1, Operand(x.base, x.sel, 0), y))
+        if isinstance(x.base, Inline) and x.base.value == 1.0 and x.mod == 0 and y.mod == 1:
+            forms.insert(0, (3, Operand(y.base, y.sel, 0), None))      # 1 - src0
+        if x.mod == 0 and y.mod == 0:
+            forms.append((2, y, x))                                      # src1 + src0
+        for code, p0, p1 in forms:
+            if p0.mod or (p1 is not None and p1.mod):
+                continue
+            if p1 is None and p0.base is not None and \
+                    all(isinstance(s, int) for s in p0.sel):
+                return code, p0, None
+            if p1 is not None and self._aligned(p1, p0):
+                return code, p0, p1
+        return None
+
+    def args_with_presub(self, node, arg_count=None):
+        """Operands of node's arguments; an add among them only ``node`` reads may become
+        the pre-subtract (returned as the second value, or None)."""
+        refs = node.args[:arg_count] if arg_count else node.args
+        for k, ref in enumerate(refs):
+            inner, swz, mod = self.chain(ref)
+            if inner.op != "add" or inner in self.vregs or not self._only_user(inner, node):
+                continue
+            presub = self.presub_form(inner, swz)
+            if presub is None:
+                continue
+            ops = []
+            for j, r in enumerate(refs):
+                rn, rswz, rmod = self.chain(r)
+                if rn is inner:
+                    ops.append(Operand("srcp", _ident(len(rswz)), rmod))
+                else:
+                    ops.append(self.resolve(r))
+            if self._fits([o for o in ops if o.base != "srcp"], presub):
+                return ops, presub
+        return [self.resolve(r) for r in refs], None
+
     # --- arithmetic ---------------------------------------------------------------------------
 
     def _binary(self, node, opcode):
-        a, b = (self.resolve(r) for r in node.args)
+        (a, b), presub = self.args_with_presub(node)
         reg = self.result(node)
-        return self.emit_vec(opcode, reg, _ident(node.width), [a, b, None], node=node)
+        return self.emit_vec(opcode, reg, _ident(node.width), [a, b, None], presub=presub,
+                             node=node)
 
     def _n_add(self, node):
         for m, other in ((0, 1), (1, 0)):
@@ -157,15 +221,17 @@ class OpSelection:
                     self.vregs[node] = reg
                     self.mops_of[node] = mops
                     return mops
-        a, b = (self.resolve(r) for r in node.args)
+        (a, b), presub = self.args_with_presub(node)
         reg = self.result(node)
         zero = Operand(None, [ZERO] * node.width)
-        return self.emit_vec("MAD", reg, _ident(node.width), [a, b, zero], node=node)
+        return self.emit_vec("MAD", reg, _ident(node.width), [a, b, zero], presub=presub,
+                             node=node)
 
     def _n_mad(self, node):
-        a, b, c = (self.resolve(r) for r in node.args)
+        (a, b, c), presub = self.args_with_presub(node)
         reg = self.result(node)
-        return self.emit_vec("MAD", reg, _ident(node.width), [a, b, c], node=node)
+        return self.emit_vec("MAD", reg, _ident(node.width), [a, b, c], presub=presub,
+                             node=node)
 
     def _n_min(self, node):
         return self._binary(node, "MIN")
@@ -174,9 +240,10 @@ class OpSelection:
         return self._binary(node, "MAX")
 
     def _n_frc(self, node):
-        a = self.resolve(node.args[0])
+        (a,), presub = self.args_with_presub(node)
         reg = self.result(node)
-        return self.emit_vec("FRC", reg, _ident(node.width), [a, None, None], node=node)
+        return self.emit_vec("FRC", reg, _ident(node.width), [a, None, None], presub=presub,
+                             node=node)
 
     def _n_sat(self, node):
         xnode, xswz, xmod = self.chain(node.args[0])
@@ -228,6 +295,8 @@ class OpSelection:
         abs_mod = 3 if cmp_node.op in ("seq", "sne") else 0
         if y.base is None and all(s == ZERO for s in y.sel):
             return Operand(x.base, x.sel, compose_mod(abs_mod, x.mod)), None
+        if x.base is None and all(s == ZERO for s in x.sel):
+            return Operand(y.base, y.sel, compose_mod(abs_mod, compose_mod(1, y.mod))), None
         if x.base is None and all(s == ONE for s in x.sel) and y.mod == 0 and \
                 y.base is not None and all(isinstance(s, int) for s in y.sel):
             # srcp = 1 - src0
@@ -236,11 +305,7 @@ class OpSelection:
         if self._aligned(x, y):
             # srcp = src1 - src0 with src0 = y, src1 = x
             return Operand("srcp", _ident(len(x.sel)), abs_mod), (1, y, x)
-        diff = VReg(len(x.sel))
-        one = Operand(None, [ONE] * len(x.sel))
-        self.emit_vec("MAD", diff, _ident(len(x.sel)),
-                      [Operand(y.base, y.sel, compose_mod(1, y.mod)), one, x])
-        return Operand(diff, _ident(len(x.sel)), abs_mod), None
+        return self._difference_in_register(cmp_node, lane_swz), None
 
     @staticmethod
     def _in_slot(op):
@@ -281,26 +346,28 @@ class OpSelection:
         reg = self.result(node)
         width = node.width
         if cnode.op in ("slt", "sge", "seq", "sne") and cmod == 0:
-            diff, presub = self.difference(cnode, cswz)
             a, b = (if_true, if_false) if cnode.op in ("sge", "seq") else (if_false, if_true)
+            diff, presub = self.difference(cnode, cswz)
             if presub is None or self._fits([a, b], presub):
                 return self.emit_vec("CMP", reg, _ident(width), [a, b, diff], presub=presub,
                                      node=node)
-            diff, _ = self._difference_in_register(cnode, cswz)
+            diff = self._difference_in_register(cnode, cswz)
             return self.emit_vec("CMP", reg, _ident(width), [a, b, diff], node=node)
         c = self.resolve(cond_ref)
         neg_c = Operand(c.base, c.sel, compose_mod(1, c.mod))
         return self.emit_vec("CMP", reg, _ident(width), [if_false, if_true, neg_c], node=node)
 
     def _difference_in_register(self, cnode, cswz):
-        x = self.operand_of(cnode, cswz, 0)
-        y = self.operand_of(cnode, cswz, 1)
-        diff = VReg(len(x.sel))
-        one = Operand(None, [ONE] * len(x.sel))
-        self.emit_vec("MAD", diff, _ident(len(x.sel)),
+        """The comparison's difference computed once per distinct lane into a register."""
+        lanes = list(dict.fromkeys(cswz))
+        x = self.operand_of(cnode, lanes, 0)
+        y = self.operand_of(cnode, lanes, 1)
+        diff = VReg(len(lanes))
+        one = Operand(None, [ONE] * len(lanes))
+        self.emit_vec("MAD", diff, _ident(len(lanes)),
                       [Operand(y.base, y.sel, compose_mod(1, y.mod)), one, x])
         abs_mod = 3 if cnode.op in ("seq", "sne") else 0
-        return Operand(diff, _ident(len(x.sel)), abs_mod), None
+        return Operand(diff, [lanes.index(s) for s in cswz], abs_mod)
 
     @staticmethod
     def _fits(operands, presub):
@@ -343,23 +410,27 @@ class OpSelection:
     # --- dot products, special functions, derivatives, textures ------------------------------
 
     def _n_dot(self, node):
-        a, b = (self.resolve(r) for r in node.args)
+        (a, b), presub = self.args_with_presub(node)
         n = len(a.sel)
         if n == 4:
             reg = self.result(node, 1, [3])
             mop = MOp("DP4", reg, (0,), [a, b, None], unit="both")
         else:
-            pad = [ZERO] * (3 - n)
-            a = Operand(a.base, list(a.sel) + pad, a.mod)
-            b = Operand(b.base, list(b.sel) + pad, b.mod)
+            if presub is not None:              # the pre-subtract lanes stay 0 .. n-1
+                presub = (presub[0],) + tuple(p and Operand(p.base, list(p.sel) + [p.sel[0]]
+                                                            * (3 - n), p.mod)
+                                              for p in presub[1:])
+            a, b = (Operand(o.base, list(o.sel) + [ZERO] * (3 - n), o.mod) for o in (a, b))
             reg = self.result(node, 1, [None])
             mop = MOp("DP3", reg, (0,), [a, b, None], unit="rgb")
+        mop.presub = presub
         self.mops_of[node] = [self.emit(mop)]
 
     def _special(self, node):
-        a = self.resolve(node.args[0])
+        (a,), presub = self.args_with_presub(node)
         reg = self.result(node, 1, [3])
         mop = MOp(_SPECIAL[node.op], reg, (0,), [a, None, None], unit="alpha")
+        mop.presub = presub
         self.mops_of[node] = [self.emit(mop)]
 
     _n_rcp = _n_rsq = _n_ex2 = _n_lg2 = _n_sin = _n_cos = _special
