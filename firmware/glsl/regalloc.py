@@ -114,6 +114,10 @@ def _interference(items, inputs):
                 for u in after:
                     link(v, u)
             position += 1
+    for sets in (live_in, live_out):          # read but never written: undefined values
+        for live in sets:
+            for v, _ in live:
+                first_def.setdefault(v, -1)
     return neighbours, first_def
 
 
