@@ -371,8 +371,7 @@ def check(unit, limits, constants):
     if isinstance(mains, list):
         main = next((f for f in mains if not f.params), None)
     if main is None or main.definition is None:
-        end = unit.items[-1].pos if unit.items else None
-        raise GlslError("the shader has no main() function", end)
+        raise GlslError("the shader has no main() function", None)
     if main.return_type != VOID:
         _fail("main() must return void", main.pos)
     _check_calls(c.functions)

@@ -289,7 +289,7 @@ class ExpressionChecker:
             if e.components is not None and len(set(e.components)) != len(e.components):
                 _fail(f"{what}: swizzle '{e.name}' names a component twice", e.pos)
             return self.lvalue(e.base, what)
-        _fail(f"{what}: the left side is not an l-value", e.pos)
+        _fail(f"{what} needs an l-value (a variable, or an element or field of one)", e.pos)
 
     # --- calls and constructors --------------------------------------------------------------
 
@@ -335,7 +335,7 @@ class ExpressionChecker:
                 _fail(f"no {name}() takes ({', '.join(map(str, types))})", e.pos)
             if name in BUILTIN_NAMES:
                 pass
-            _fail(f"'{name}' is not a function", e.pos)
+            _fail(f"no function called '{name}'", e.pos)
         sig = self._pick([(p, (p, r)) for p, r in sigs], types, e, user_fn=False)
         if sig is None:
             _fail(f"no {name}() takes ({', '.join(map(str, types))})", e.pos)

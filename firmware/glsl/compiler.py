@@ -79,6 +79,18 @@ _INPUT_NAMES = {0: "theia_TextureColor/theia_Hit", 1: "theia_LastUVT", 2: "theia
                 7: "theia_Diffuse", 8: "theia_RayDirection", 9: "gl_FragCoord/theia_Pixel"}
 
 
+def _position_of(item, limits, count):
+    """The source position of the first instruction past the limit."""
+    if not isinstance(item, Block):
+        return item.pos
+    first = len(item.instrs) - (count - limits.instructions)
+    for instr in item.instrs[first:]:
+        for m in instr.mops():
+            if m.pos is not None:
+                return m.pos
+    return None
+
+
 def compile_glsl(source, path="shader.frag", limits=Limits()):
     """Compile a GLSL 1.10/1.20 fragment shader; raises GlslError."""
     path = str(path)
@@ -95,11 +107,17 @@ def _compile(source, path, limits):
     checked = check(unit, limits, ConstantEvaluator())
     lowered = lower_program(checked, limits)
     selection = select(lowered, limits)
-    selection.pool.check(None)
     fold_outputs(selection.items)
+    count = 0
     for item in selection.items:
         if isinstance(item, Block):
             item.instrs = schedule_block(item.mops)
+            count += len(item.instrs)
+        else:
+            count += 1
+        if count > limits.instructions:
+            raise GlslError(f"the shader needs more than {limits.instructions} instructions "
+                            f"(the build's limit)", _position_of(item, limits, count))
     allocate(selection.items, list(selection.inputs.values()), limits)
     inputs_read = sorted(_INPUT_NAMES[t] for t in selection.inputs)
     name = PurePath(path).name
@@ -109,8 +127,8 @@ def _compile(source, path, limits):
         program = assemble(asm, path=None)
     except R500AsmError as e:
         raise AssertionError(f"the compiler made assembly the assembler refuses: {e}\n{asm}")
-    if program.instructions > limits.instructions:
-        raise GlslError(f"the shader needs {program.instructions} instructions; the build "
-                        f"has {limits.instructions}", None)
+    if program.instructions > limits.instructions:      # an instruction past an end loop
+        raise GlslError(f"the shader needs more than {limits.instructions} instructions "
+                        f"(the build's limit)", None)
     interface, constants, int_consts = _interface(lowered, selection, inputs_read)
     return Compiled(asm, program, interface, constants, int_consts)

@@ -56,6 +56,7 @@ class ConstantPool:
             if spot is None:
                 free.append(set(range(4)))
                 spot = (len(free) - 1, 0)
+                self._limit(len(free), leaf.pos, "for its uniforms")
             reg, first = spot
             free[reg] -= set(range(first, first + leaf.size))
             self.leaf_place[leaf] = spot
@@ -68,7 +69,12 @@ class ConstantPool:
         reg, first = self.leaf_place[leaf]
         return ConstReg(reg), first
 
-    def literal(self, values):
+    def _limit(self, count, pos, what):
+        if count > self.limits.constants:
+            raise GlslError(f"the shader needs more than {self.limits.constants} constant "
+                            f"registers {what} (the build's limit)", pos)
+
+    def literal(self, values, pos=None):
         """A constant register holding every value of ``values`` (floats): (ConstReg,
         channel per value)."""
         key = [bits(f32(v)) for v in values]
@@ -86,6 +92,7 @@ class ConstantPool:
             if k not in [bits(x) for x in reg]:
                 reg.append(f32(v))
         self.literals.append(reg)
+        self._limit(self.count, pos, "for its uniforms and literals")
         have = [bits(v) for v in reg]
         return ConstReg(self.uniform_regs + len(self.literals) - 1), [have.index(k)
                                                                       for k in key]
@@ -93,12 +100,6 @@ class ConstantPool:
     @property
     def count(self):
         return self.uniform_regs + len(self.literals)
-
-    def check(self, pos):
-        if self.count > self.limits.constants:
-            raise GlslError(f"the shader needs {self.count} constant registers "
-                            f"({self.uniform_regs} for uniforms); the build has "
-                            f"{self.limits.constants}", pos)
 
     def literal_values(self):
         """{register: [r, g, b, a]} of the literal registers."""

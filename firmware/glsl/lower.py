@@ -18,8 +18,9 @@ class UniformLeaf:
     """A vector of a uniform (a matrix has one per column): its interface name, where its
     components start in that name's list, how many, and the initialiser's values (or None)."""
 
-    def __init__(self, key, offset, size, default):
+    def __init__(self, key, offset, size, default, pos=None):
         self.key, self.offset, self.size, self.default = key, offset, size, default
+        self.pos = pos
 
     def __repr__(self):
         return f"uniform {self.key}+{self.offset}"
@@ -55,7 +56,7 @@ class _Uniforms:
             for c in cols:
                 vec = default if c is None or default is None else default[c]
                 values = None if vec is None else [const_value(x) for x in vec]
-                leaf = UniformLeaf(key, 0 if c is None else c * size, size, values)
+                leaf = UniformLeaf(key, 0 if c is None else c * size, size, values, pos)
                 out.append(self.low.b.leaf("uniform", leaf, size))
             return out[0] if isinstance(t, Basic) else tuple(out)
         if isinstance(t, Array):

@@ -96,7 +96,7 @@ class OperandResolver:
         lanes = _constant_lanes([-v for v in wanted])
         if lanes is not None:
             return Operand(lanes[0], lanes[1], 1)
-        reg, channels = self.pool.literal(wanted)
+        reg, channels = self.pool.literal(wanted, self.pos)
         return Operand(reg, channels, 0)
 
     def combine_lanes(self, node, swz, mod):
