@@ -74,7 +74,28 @@ def compile_fragment(source, glsl_version, compiler=None):
     except Exception as error:          # a compiler bug: report it, never a traceback
         raise CompileFailed(f"the compiler crashed: {type(error).__name__}: {error}",
                             crashed=True) from None
-    interface = compiled.interface
+    try:
+        return _program(compiled)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise CompileFailed(f"the compiler's result is malformed: {type(error).__name__}: "
+                            f"{error}", crashed=True) from None
+
+
+def _slot(slot):
+    if slot is not None:
+        index, channel = slot
+        if not (isinstance(index, int) and 0 <= index < 256 and channel in range(4)):
+            raise ValueError(f"uniform slot {slot!r}")
+    return slot
+
+
+def _program(compiled):
+    """The Program of a compile_glsl result, its interface checked."""
+    interface = dict(compiled.interface)
+    interface["uniforms"] = {str(name): [_slot(s) for s in slots]
+                             for name, slots in interface.get("uniforms", {}).items()}
+    interface["samplers"] = {str(name): int(tex_id)
+                             for name, tex_id in interface.get("samplers", {}).items()}
     constants = getattr(compiled, "constants", None) or interface.get("constants", {})
     int_consts = interface.get("int_consts")
     return Program(

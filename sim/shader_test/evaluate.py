@@ -6,7 +6,9 @@ the last clear (or the window's initial black, all channels 0), then every draw 
 rectangle covers the pixel, in order: a covered lane that was not killed and wrote render
 target 0 stores it (UNORM8); a killed lane or one that wrote nothing leaves the pixel as it
 was. A program that does not read its position (temporary 9) computes the same in every lane
-of every quad: one quad, all lanes covered, stands for the whole draw.
+of every quad: one quad, all lanes covered, stands for the whole draw. Whether it reads it is
+the compiler's interface's ``inputs`` (gl_FragCoord, theia_Pixel): a program whose arrays live
+in temporaries addressed relative to a loop counter could otherwise read any temporary.
 """
 
 from dataclasses import dataclass, field
@@ -89,6 +91,16 @@ def _intersect(a, b):
     return (x0, x1, y0, y1) if x0 < x1 and y0 < y1 else None
 
 
+def _reads_position(program):
+    """Whether the program reads its pixel's position (temporary 9): as the interface's
+    ``inputs`` say (gl_FragCoord, theia_Pixel), else whenever an instruction can read
+    temporary 9 (a relative address can read any)."""
+    inputs = program.interface.get("inputs")
+    if inputs is not None:
+        return any("gl_FragCoord" in name or "theia_Pixel" in name for name in inputs)
+    return bool(temporaries_read(program.words) >> POSITION_TEMP & 1)
+
+
 def _colour_bytes(colour):
     return tuple(unorm8(fp32.to_float(w)) for w in colour)
 
@@ -121,7 +133,7 @@ class _Run:
         uniforms = Uniforms(program.interface, program.constants,
                             strip_comments(test.fragment.text), test.path)
         textures, projection = Textures(), None
-        uniform = not temporaries_read(program.words) >> POSITION_TEMP & 1
+        uniform = not _reads_position(program)
         tolerance, clear_colour, ops = DEFAULT_TOLERANCE, None, []
         for command in self.commands:
             if isinstance(command, ClearColor):

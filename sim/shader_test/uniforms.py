@@ -1,12 +1,13 @@
 """``uniform TYPE NAME values``: the GLSL 1.20 uniform types, and the values written into the
 program's constants at the slots the compiler's interface names.
 
-Every scalar component is a binary32 word in one channel of one constant (the interface's
-``[constant, channel]`` pairs, in GLSL order; a matrix column-major, as piglit passes it to
-``glUniformMatrix*fv`` untransposed): a float as the nearest binary32 (a ``0x`` word as that
-bit pattern), an int as a float, a bool as 1.0 or 0.0. A sampler uniform (``uniform int tex
-1``) names the texture unit its sampler reads. Several elements of an array may be set at once
-(``uniform vec4 a[1] …`` with two vec4s sets ``a[1]`` and ``a[2]``).
+Every scalar component is a binary32 word in one channel of one constant: the interface's
+``[constant, channel]`` pairs, in GLSL order (null for a component the program does not read;
+a matrix column-major, as piglit passes it to ``glUniformMatrix*fv`` untransposed). A float
+is the nearest binary32 (a ``0x`` word is that bit pattern), an int a float, a bool 1.0 or
+0.0. A sampler uniform (``uniform int tex 1``) names the texture unit its sampler reads.
+Several elements of an array may be set at once (``uniform vec4 a[1] …`` with two vec4s sets
+``a[1]`` and ``a[2]``).
 
 A uniform the interface does not list but the shader's text names is one the compiler found
 unused: setting it changes nothing (as in GL, where it has no location, piglit's tests do not
@@ -74,7 +75,7 @@ class Uniforms:
     name the shader does not have)."""
 
     def __init__(self, interface, constants, source, path):
-        self.slots = {name: [tuple(s) for s in slots]
+        self.slots = {name: [None if s is None else tuple(s) for s in slots]
                       for name, slots in interface.get("uniforms", {}).items()}
         self.samplers = dict(interface.get("samplers", {}))
         self.constants = {int(i): list(v) for i, v in constants.items()}
@@ -120,8 +121,10 @@ class Uniforms:
         if len(slots) != len(words):
             raise Failure(f"line {command.line}: uniform {command.type} {name} gives "
                           f"{len(words)} components, the shader's {name} has {len(slots)}")
-        for (index, channel), word in zip(slots, words):
-            self.constants.setdefault(index, [0, 0, 0, 0])[channel] = word
+        for slot, word in zip(slots, words):
+            if slot is not None:            # None: a component the program does not read
+                index, channel = slot
+                self.constants.setdefault(index, [0, 0, 0, 0])[channel] = word
 
     def snapshot(self):
         """The constants as they are now ({index: (4 words)})."""

@@ -70,6 +70,11 @@ SHADERS = {
         "out[0].rgb = MAX src0.rgb src0.rgb, out[0].a = MAX src0.a src0.a ;",
         {"uniforms": {"s.a": [[0, 0]], "s.b": [[0, 1], [0, 2]], "arr[0]": [[1, 0]],
                       "arr[1]": [[1, 1]], "arr[2]": [[1, 3]]}}),
+    # the window position, with an interface that does not say which inputs it reads
+    "void main() { gl_FragColor = vec4(gl_FragCoord.x / 250.0); }": (
+        "OUT src0.rgb = temp[9], src1.rgb = const[0] : "
+        "out[0].rgb = MAD src0.rrr src1.rrr src1.ggg, out[0].a = MAD src0.r src1.r src1.g ;",
+        {"uniforms": {}, "constants": {"0": [0.004, 0.002, 0, 0]}}),
     # a program that writes nothing
     "void main() { }": ("OUT : temp[0].rgb = MAD src0.000 src0.000 src0.000 ;", {"uniforms": {}}),
 }

@@ -98,6 +98,15 @@ def test_a_position_dependent_program_runs_the_probed_quads(tmp_path):
     assert (engine.quads, engine.batches) == (1 + 1 + 4, 1)
 
 
+def test_without_inputs_in_the_interface_the_words_tell_who_reads_the_position(tmp_path):
+    engine = CountingEngine()
+    path = write_test(tmp_path, "draw rect -1 -1 2 2\nprobe rect rgba (10, 10, 4, 2) "
+                                "(0.05, 0.05, 0.05, 0.05)\n",
+                      fragment="void main() { gl_FragColor = vec4(gl_FragCoord.x / 250.0); }")
+    assert passes(run_test(path, engine, COMPILER))
+    assert engine.quads == 2
+
+
 def test_discard_keeps_what_was_there(tmp_path):
     assert passes(run(tmp_path, "clear color 1 0 0 1\nclear\ndraw rect -1 -1 2 2\n"
                                 "probe rect rgb (119, 100, 6, 4) (1, 0, 0)\n"
