@@ -62,6 +62,10 @@ def vertex_transform(vertex):
             return IDENTITY
         if position in _POSITIONS:
             return _POSITIONS[position]
+    varyings = re.findall(r"\bvarying\s+\w+\s+(\w+)", text)
+    if varyings:
+        raise Skip(f"the vertex shader writes the varying {varyings[0]!r} (nothing is "
+                   f"interpolated here)")
     raise Skip("the vertex shader does more than set gl_Position to the vertex")
 
 

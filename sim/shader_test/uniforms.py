@@ -118,6 +118,8 @@ class Uniforms:
             if declares(self.source, base):
                 return                   # declared, but the program does not read it
             raise Failure(f"line {command.line}: the fragment shader has no uniform {name!r}")
+        if not any(slots):
+            return                      # listed, but the program reads none of it
         if len(slots) != len(words):
             raise Failure(f"line {command.line}: uniform {command.type} {name} gives "
                           f"{len(words)} components, the shader's {name} has {len(slots)}")

@@ -84,7 +84,8 @@ def test_the_first_failing_pixel_is_reported_bottom_row_first():
 SLOTS = {"f": [[0, 0]], "v": [[1, 0], [1, 1], [1, 2]], "i": [[0, 1]], "b": [[0, 2]],
          "bv": [[2, 0], [2, 1]], "m": [[3, 0], [3, 1], [3, 2], [3, 3]],
          "m23": [[4, k] for k in range(4)] + [[5, 0], [5, 1]],
-         "a[0]": [[6, 0]], "a[1]": [[6, 1]], "a[2]": [[6, 2]], "s.x": [[7, 3]]}
+         "a[0]": [[6, 0]], "a[1]": [[6, 1]], "a[2]": [[6, 2]], "s.x": [[7, 3]],
+         "unread": [], "half": [[8, 0], None]}
 SOURCE = "uniform float f; uniform float unused; uniform S s; uniform float a[3];"
 
 
@@ -118,6 +119,8 @@ def test_values_land_in_their_slots():
     snapshot = setu(u, "mat2x3", "m23", 1, 2, 3, 4, 5, 6)
     assert snapshot[4] == (f(1), f(2), f(3), f(4)) and snapshot[5] == (f(5), f(6), 0, 0)
     assert setu(u, "float", "s.x", 3)[7] == (0, 0, 0, f(3))
+    assert setu(u, "vec2", "half", 5, 6)[8] == (f(5), 0, 0, 0)       # .y is not read
+    assert 10 not in setu(u, "vec3", "unread", 1, 2, 3)           # listed, not read
     assert snapshot[9] == (1, 2, 3, 4)          # the compiler's own constants stay
 
 
