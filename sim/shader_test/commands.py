@@ -99,21 +99,19 @@ class _Reader:
     def fail(self, problem):
         raise ShaderTestError(self.path, self.line, problem)
 
-    def floats(self, words, count, what):
+    def _values(self, words, count, what, parse, kind):
         if len(words) < count:
-            self.fail(f"{what} needs {count} numbers, got {len(words)}")
+            self.fail(f"{what} needs {count} {kind}, got {len(words)}")
         try:
-            return tuple(parse_float(w) for w in words[:count])
+            return tuple(parse(w) for w in words[:count])
         except ValueError as error:
             self.fail(f"{what}: {error}")
 
+    def floats(self, words, count, what):
+        return self._values(words, count, what, parse_float, "numbers")
+
     def ints(self, words, count, what):
-        if len(words) < count:
-            self.fail(f"{what} needs {count} integers, got {len(words)}")
-        try:
-            return tuple(parse_int(w) for w in words[:count])
-        except ValueError as error:
-            self.fail(f"{what}: {error}")
+        return self._values(words, count, what, parse_int, "integers")
 
     def groups(self, rest, count, what):
         """The comma-separated contents of the first ``count`` parenthesised groups."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from hdl.gpu.host_protocol import (BlockingPort, R500State, R5Area, R5Reg, Region,
                                    host_address, launch_quad, load_quad, r500_address,
                                    r500_load_runs, run_blocking, sampler_fields)
-from hdl.isa import R500_WORDS_PER_INSTRUCTION, QuadFault
+from hdl.isa import QuadFault
 from sim.r500 import fp32
 from sim.r500.errors import QuadErrorCode
 from sim.r500.quad import LANES, LaneInput, Quad
@@ -49,10 +49,6 @@ class DrawState:
     samplers: tuple             # sorted (TEX_ID, Sampler) pairs
     texture: tuple
     max_instructions: int
-
-    @property
-    def instructions(self):
-        return len(self.program) // R500_WORDS_PER_INSTRUCTION
 
 
 @dataclass(frozen=True)
