@@ -94,8 +94,8 @@ class Checker(ExpressionChecker):
             mt = self.resolve_type(m.type)
             if m.array is not None:
                 mt = self._array_of(mt, m.array, m.pos, False)
-            if mt == VOID or isinstance(mt, Sampler):
-                _fail(f"a struct member cannot be '{mt}'", m.pos)
+            if mt == VOID:
+                _fail("a struct member cannot be void", m.pos)
             if m.name in names:
                 _fail(f"member '{m.name}' is declared twice", m.pos)
             names.add(m.name)

@@ -16,7 +16,10 @@ from firmware.glsl.values import flatten, leaf_types, unflatten
 __all__ = ["LoopLowering", "MAX_UNROLL", "UNROLL_BUDGET", "REAL_LOOP_COUNT"]
 
 MAX_UNROLL = 64
-UNROLL_BUDGET = 2000
+#: IR nodes plus statements an unrolled loop may make and lower
+UNROLL_BUDGET = 400
+#: the same, for all attempts to unroll that failed in one compile
+UNROLL_WORK = 20000
 #: the iterations a loop on the engine can run: INT_CONST[0].KR (r500-us.md §1)
 REAL_LOOP_COUNT = 255
 
@@ -99,24 +102,29 @@ class LoopLowering:
         return self.value(cond)
 
     def loop(self, cond, step, body, test_first, pos):
-        checkpoint = self.b.checkpoint()
-        saved = self._save()
-        try:
-            self._unrolled(cond, step, body, test_first)
-            return
-        except _CannotUnroll:
-            self.b.rollback(checkpoint)
-            self._restore(saved)
+        """Unroll the loop if its condition folds at every iteration (and it is small), else
+        run it on the engine. A loop that could not be unrolled once is not tried again."""
+        if body not in self.not_unrollable and self.unroll_work < UNROLL_WORK:
+            checkpoint = self.b.checkpoint()
+            saved = self._save()
+            start = self.b.count + self.work
+            try:
+                self._unrolled(cond, step, body, test_first)
+                return
+            except _CannotUnroll:
+                self.unroll_work += self.b.count + self.work - start
+                self.b.rollback(checkpoint)
+                self._restore(saved)
+                self.not_unrollable.add(body)
         self._real(cond, step, body, test_first, pos)
 
     def _save(self):
         lists = [(f, {k: len(v) for k, v in vars(f).items() if isinstance(v, list)})
                  for f in self.frames]
-        return (dict(self.env), self.pathcond, self.dead, list(self.exit_log), lists,
-                {k: set(v) for k, v in self.written.items()})
+        return dict(self.env), self.pathcond, self.dead, list(self.exit_log), lists
 
     def _restore(self, saved):
-        env, self.pathcond, self.dead, self.exit_log, lists, self.written = saved
+        env, self.pathcond, self.dead, self.exit_log, lists = saved
         self.env = env
         for f, lengths in lists:
             for k, n in lengths.items():
@@ -127,7 +135,7 @@ class LoopLowering:
     def _unrolled(self, cond, step, body, test_first):
         frame = LoopFrame()
         self.frames.append(frame)
-        start, iterations, pc_entry = self.b.count, 0, self.pathcond
+        start, iterations, pc_entry = self.b.count + self.work, 0, self.pathcond
         log_entry = len(self.exit_log)
         try:
             while True:
@@ -137,7 +145,8 @@ class LoopLowering:
                         raise _CannotUnroll
                     if c[0][0].values[c[0][1]] == 0.0:
                         break
-                if iterations >= MAX_UNROLL or self.b.count - start > UNROLL_BUDGET:
+                if iterations >= MAX_UNROLL or \
+                        self.b.count + self.work - start > UNROLL_BUDGET:
                     raise _CannotUnroll
                 iterations += 1
                 pc_start, log0 = self.pathcond, len(self.exit_log)
@@ -203,9 +212,12 @@ class LoopLowering:
         self.env = dict(env_outer)
         self.env.update(header)
         self.pathcond, self.dead = None, False
-        top = None
+        # lanes the enclosing code does not run (an if-converted branch) leave at once
+        leave = None if pc_outer is None else self.not_(pc_outer)
         if test_first and cond is not None:
-            top = self._break(frame, self.not_(self.loop_condition(cond)), None)
+            stop = self.not_(self.loop_condition(cond))
+            leave = stop if leave is None else self.or_([leave, stop])
+        top = self._break(frame, leave, None) if leave is not None else None
         self.statement(body)
         continues, frame.continues = frame.continues, []
         env = self.merge_exits(continues, None if self.dead else self.env)

@@ -43,7 +43,9 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         self.dead = False
         self.frames = []
         self.exit_log = []          # exits whose lanes still run on the engine
-        self.written = {}           # output Variable -> set of flattened components written
+        self.not_unrollable = set()     # loop bodies (AST) that could not be unrolled
+        self.unroll_work = 0            # work spent on attempts that failed
+        self.work = 0                   # statements lowered (unrolled ones each time)
 
     # --- conditions --------------------------------------------------------------------------
 
@@ -84,6 +86,7 @@ class StatementLowering(LoopLowering, ExpressionLowering):
             self.statement(s)
 
     def statement(self, s):
+        self.work += 1
         saved = self.b.pos
         self.b.pos = s.pos
         getattr(self, "_s_" + type(s).__name__)(s)

@@ -12,12 +12,17 @@ from collections import Counter
 
 from firmware.glsl import ir
 from firmware.glsl.constants import ConstantPool
+from firmware.glsl.errors import GlslError
+from firmware.glsl.fold import bits as fbits
 from firmware.glsl.machine import (ALPHA_ONLY, HALF, ONE, ZERO, Block, FcItem, Inline, MOp,
                                    Operand, VReg)
 from firmware.glsl.operands import OperandResolver, compose_mod
 from firmware.glsl.select_ops import OpSelection
 
-__all__ = ["select", "Selection"]
+__all__ = ["select", "Selection", "LOOP_STACK"]
+
+#: the flow-control engine's loop stack (r500-us.md §2, the full R500 of §4.3)
+LOOP_STACK = 8
 
 
 class Selection:
@@ -49,6 +54,8 @@ class Selector(OpSelection, OperandResolver):
         self.loops = []
         self.cur = None
         self.exit_copies = {}           # exit phi node -> [refs]
+        self.open_loops = []            # the "left the loop" flag of each loop being walked
+        self.loop_stack = 0             # loop-stack entries the open loops take
 
     @property
     def materialized(self):
@@ -166,7 +173,9 @@ class Selector(OpSelection, OperandResolver):
                 mop.nowrite = True
 
     def brk(self, item, region):
-        self.copies(item.copies)
+        done = self.open_loops[-1]
+        flag = item.cond if item.cond is not None else self.const_ref(1.0)
+        self.copies(item.copies + ([(done, flag)] if done is not None else []))
         fc = FcItem("BREAK", None, item.pos)
         if item.cond is not None:
             self.emit(self.condition(item.cond))
@@ -187,6 +196,14 @@ class Selector(OpSelection, OperandResolver):
             if op.base is dst and op.mod == 0 and list(op.sel) == list(range(dst.width)):
                 continue
             plan.append((dst, op))
+        for dst, op in plan:                # a scalar copied into .a: compute it there
+            if dst.width == 1 and dst.channels[0] == 3 and isinstance(op.base, VReg) and \
+                    op.base.width == 1 and op.base.channels[0] is None:
+                writers = [m for m in self.cur.mops if m.dst is op.base]
+                if writers and all(m.unit == "any" for m in writers):
+                    op.base.channels[0] = 3
+                    for m in writers:
+                        m.unit = "alpha"
         saved = []
         for i, (dst, op) in enumerate(plan):
             if op.base in targets and any(d is op.base for d, _ in plan[:i] + plan[i + 1:]):
@@ -200,17 +217,55 @@ class Selector(OpSelection, OperandResolver):
             dst.hint = dst.hint or (op.base if isinstance(op.base, VReg) else None)
 
     def loop(self, loop, region):
+        """A loop of up to 255 x 255 iterations: an outer LOOP around the inner LOOP the
+        body runs in; every BREAK first sets the loop's "done" flag to its condition, and the
+        outer loop ends where it is set (the inner one ends after 255 iterations). Where the
+        engine's loop stack (8 entries) has no room for two, one LOOP (255 iterations)."""
         self.loops.append(loop)
         for phi in loop.header + loop.exits:
             if phi in self.live or phi in loop.header:
                 self.vregs[phi] = VReg(phi.width, [3] if phi.width == 1 else None,
                                        name="phi")
-        self.copies([(phi, phi.args[0]) for phi in loop.header])
-        self.items.append(FcItem("LOOP", loop, loop.pos))
+        levels = 2 if self.loop_stack + 2 <= LOOP_STACK - self._inner_loops(loop.body) else 1
+        if self.loop_stack + levels > LOOP_STACK:
+            raise GlslError(f"loops on the flow-control engine nest more than {LOOP_STACK} "
+                            f"deep (a loop whose trip count is not known when compiling "
+                            f"runs there)", loop.pos)
+        done = ir.Node("phi", (), ir.Phi("done", loop), 1)
+        self.vregs[done] = VReg(1, [3], name="done")
+        self.live.add(done)
+        init = [(phi, phi.args[0]) for phi in loop.header]
+        self.copies(init + ([(done, self.const_ref(0.0))] if levels == 2 else []))
+        for _ in range(levels):
+            self.items.append(FcItem("LOOP", loop, loop.pos))
+        self.loop_stack += levels
+        self.open_loops.append(done if levels == 2 else None)
         self.walk(loop.body)
         self.copies([(phi, phi.args[1]) for phi in loop.header if phi.args[1] is not None])
+        self.open_loops.pop()
+        self.loop_stack -= levels
         self.items.append(FcItem("ENDLOOP", loop, loop.pos))
         self.new_block(region)
+        if levels == 2:
+            self.emit(self.condition((done, (0,))))
+            fc = FcItem("BREAK", None, loop.pos)
+            fc.conditional = True
+            self.items.append(fc)
+            self.items.append(FcItem("ENDLOOP", loop, loop.pos))
+            self.new_block(region)
+
+    @staticmethod
+    def _inner_loops(region):
+        """Loop-stack entries the loops inside a region need at least (one per level)."""
+        deepest = 0
+        for item in region.items:
+            if isinstance(item, ir.Loop):
+                deepest = max(deepest, 1 + Selector._inner_loops(item.body))
+        return deepest
+
+    def const_ref(self, value):
+        node = ir.Node("const", (), (fbits(value),), 1)
+        return node, (0,)
 
 
 def select(lowered, limits):
