@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from sim.shader_test.engines import ENGINES, make_engine
+from sim.shader_test.engines import ENGINES, EngineUnavailable, make_engine
 from sim.shader_test.errors import ShaderTestError
 from sim.shader_test.evaluate import DEFAULT_MAX_INSTRUCTIONS, Outcome, run_test
 
@@ -60,6 +60,9 @@ def main(argv=None):
                 print(error, file=sys.stderr)
         except ImportError as error:
             print(f"{PROG}: the GLSL compiler is not available: {error}", file=sys.stderr)
+            return 2
+        except EngineUnavailable as error:
+            print(f"{PROG}: the rtl engine is not available: {error}", file=sys.stderr)
             return 2
         counts[outcome.result] += 1
         if args.json:

@@ -27,7 +27,7 @@ from sim.r500.errors import QuadErrorCode
 from sim.r500.quad import LANES, LaneInput, Quad
 
 __all__ = ["DrawState", "QuadJob", "QuadOutcome", "ModelEngine", "RtlEngine", "CompareEngine",
-           "EngineMismatch", "LANE_OFFSETS", "make_engine", "ENGINES"]
+           "EngineMismatch", "EngineUnavailable", "LANE_OFFSETS", "make_engine", "ENGINES"]
 
 ENGINES = ("model", "rtl")
 LANE_OFFSETS = ((0, 0), (1, 0), (0, 1), (1, 1))
@@ -74,6 +74,10 @@ class EngineMismatch(Exception):
     """The RTL and the model disagree on a quad (one line)."""
 
 
+class EngineUnavailable(Exception):
+    """The RTL engine's model cannot be built or loaded here (one line: what is missing)."""
+
+
 def _lanes(job):
     """The quad's LaneInputs: temporary 9 = (x, y, 0.5, 0), the rest zero."""
     lanes = []
@@ -116,8 +120,16 @@ def _quad_runner():
     """The job top's fast model (built or found in the cache once per process)."""
     global _runner
     if _runner is None:
+        from sim.fast.build import DEFAULT_BACKEND, BuildError, check_tools
+        from sim.fast.driver import FastSimError
         from sim.r500.rtl import QuadRunner
-        _runner = QuadRunner()
+        missing = check_tools(DEFAULT_BACKEND)
+        if missing:
+            raise EngineUnavailable(missing)
+        try:
+            _runner = QuadRunner()
+        except (BuildError, FastSimError, OSError) as error:
+            raise EngineUnavailable(" ".join(str(error).split())) from None
     return _runner
 
 

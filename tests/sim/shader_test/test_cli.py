@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import sim.shader_test.compile
+import sim.shader_test.engines
 from sim.shader_test.__main__ import main
 from tests.sim.shader_test.fake_glsl import COMPILER
 from tests.sim.shader_test.helpers import POSITION_SHADER, write_test
@@ -83,6 +84,15 @@ def test_no_compiler_is_one_line(monkeypatch, capsys, files):
     assert status == 2 and out == []
     assert err == ["python -m sim.shader_test: the GLSL compiler is not available: No module "
                    "named 'firmware.glsl'"]
+
+
+def test_no_rtl_model_is_one_line(monkeypatch, stand_in, capsys, files):
+    import sim.fast.build
+    monkeypatch.setattr(sim.fast.build, "check_tools", lambda backend: "no verilator here")
+    monkeypatch.setattr(sim.shader_test.engines, "_runner", None)
+    status, out, err = cli(capsys, "--engine", "rtl", files["pass"])
+    assert status == 2 and out == []
+    assert err == ["python -m sim.shader_test: the rtl engine is not available: no verilator here"]
 
 
 def test_the_command_line_never_shows_a_traceback(files, tmp_path):
