@@ -190,16 +190,17 @@ class _Run:
                 inside = _intersect(draw.pixels, region)
                 if inside:
                     needed.setdefault(draw.state, {}).update(dict.fromkeys(draw.jobs(inside)))
+        first_line = {}                  # draw state -> the line of its first draw
+        for op in ops:
+            if isinstance(op, _Draw):
+                first_line.setdefault(op.state, op.line)
         for state, jobs in needed.items():
             jobs = list(jobs)
             for job, outcome in zip(jobs, self.engine.run(state, jobs)):
+                if outcome.error:
+                    raise Failure(f"line {first_line[state]}: the quad at pixel ({2 * job.i}, "
+                                  f"{2 * job.j}) stopped: {outcome.error_text()}")
                 self.outcomes[state, job] = outcome
-        for op in ops:
-            if isinstance(op, _Draw):
-                for (state, job), outcome in self.outcomes.items():
-                    if state == op.state and outcome.error:
-                        raise Failure(f"line {op.line}: the quad at pixel ({2 * job.i}, "
-                                      f"{2 * job.j}) stopped: {outcome.error_text()}")
 
     # --- the probes ------------------------------------------------------------------------
 
