@@ -3,7 +3,8 @@
     python -m bench.unit_fmax UNIT [--seed 1] [--freq 80] [--out DIR] [--worst 20]
 
 UNIT: fpadd, fpmul, sfu, operands (``LaneOperands``), alu (``LaneAlu``), tex
-(``TextureUnit``), core (``R500Core`` of the ``ulx3s`` preset). The unit's ports stay
+(``TextureUnit``), core (``R500Core`` of the ``ulx3s`` preset), sdram (``SdramController``
+for the ULX3S's SDRAM at 75 MHz), sdram-arbiter (``SdramArbiter``, four ports). The unit's ports stay
 unconnected (``--out-of-context``), for the LFE5U-85F-6 (CABGA381) the board has; synthesis
 runs the board build's commands after reading (``hdl.lib.synthesis.YOSYS_AFTER_READ``: register
 copies stay apart). A unit's figure is an upper bound for the whole chip, where its cells
@@ -30,14 +31,19 @@ _PLAIN_UNITS = {
     "sfu": ("hdl.r500.sfu", "SpecialFunctionUnit"),
     "operands": ("hdl.r500.alu_operands", "LaneOperands"), "alu": ("hdl.r500.alu", "LaneAlu"),
     "tex": ("hdl.r500.texture", "TextureUnit"),
+    "sdram": ("hdl.mem.sdram_controller", "SdramController"),
 }
-UNITS = (*_PLAIN_UNITS, "core")
+UNITS = (*_PLAIN_UNITS, "core", "sdram-arbiter")
 
 
 def make(unit):
     if unit in _PLAIN_UNITS:
         module, name = _PLAIN_UNITS[unit]
         return getattr(importlib.import_module(module), name)()
+    if unit == "sdram-arbiter":
+        from hdl.mem.sdram_arbiter import SdramArbiter
+        from hdl.mem.sdram_chip import ULX3S_SDRAM
+        return SdramArbiter(ULX3S_SDRAM, 16)
     from hdl.config import preset
     from hdl.r500.core import R500Core
     return R500Core(preset("ulx3s-r500").r500)
