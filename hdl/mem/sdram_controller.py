@@ -12,7 +12,10 @@ hdl/mem/sdram_phy.py's I/O registers).
   own byte mask (DQM), and no burst needs stopping. (The bus is at most 32 % busy with the
   scan-out of 640x480 at 60 Hz in 32-bit words: docs/sdram.md, "Bandwidth".)
 * Open rows: each bank keeps its row open until another row of it is needed or a refresh
-  closes all; a request to the open row goes straight to its column commands.
+  closes all; a request to the open row goes straight to its column commands. The next piece
+  of work (the splitter's output) is looked at too: when it is in another bank, its
+  PRECHARGE and ACTIVE go out in the cycles the current piece leaves the command bus idle
+  (waiting for tRP, tRCD or write data), so its row is often open when its turn comes.
 * Refresh: every tREFI (rounded down to whole cycles) a refresh falls due; from that cycle no
   new command of a request is issued, the open banks are closed (PRECHARGE ALL as soon as their
   tRAS/tWR allow) and AUTO REFRESH follows after tRP: at most a few cycles late, never
@@ -22,8 +25,8 @@ hdl/mem/sdram_phy.py's I/O registers).
 
 Latency and pipeline: a request passes a skid buffer and the row splitter (hdl/mem/
 sdram_request.py) into the "current piece" registers; each cycle one command is chosen from
-flip-flops only (the piece, its row-hit flags, the gap counters, the FIFOs' levels) and
-registered into ``pads``; the PHY's I/O registers add one cycle out and one in, and the read
+flip-flops only (the current and the next piece, their row-hit flags, the gap counters, the
+FIFOs' levels) and registered into ``pads``; the PHY's I/O registers add one cycle out and one in, and the read
 word is registered once more before the read FIFO: ``read_latency`` cycles from a READ's
 decision to its word in the FIFO (``plan.read_delay`` + 4). Write data wait in a small FIFO,
 read data in a ``read_buffer``-word FIFO; a READ is issued only while the words already asked
@@ -83,9 +86,8 @@ class SdramController(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         chip, t = self.chip, self.timing
-        banks = chip.banks
 
-        # --- the bus: requests in pieces, write and read FIFOs -------------------------------
+        # the bus: requests in pieces, write and read FIFOs
         m.submodules.splitter = splitter = RowSplitter(chip, self.max_words)
         wiring.connect(m, wiring.flipped(self.bus.cmd), splitter.i)
         wlayout = write_layout(chip)
@@ -94,7 +96,6 @@ class SdramController(wiring.Component):
         m.d.comb += [wfifo.w_en.eq(self.bus.wdata.valid),
                      wfifo.w_data.eq(self.bus.wdata.payload),
                      self.bus.wdata.ready.eq(wfifo.w_rdy)]
-        write_word = data.View(wlayout, wfifo.r_data)
         m.submodules.read_fifo = rfifo = SyncFIFOBuffered(width=chip.data_width,
                                                           depth=self.read_buffer)
         popped = Signal()
@@ -102,114 +103,135 @@ class SdramController(wiring.Component):
                      self.bus.rdata.payload.eq(rfifo.r_data),
                      rfifo.r_en.eq(self.bus.rdata.ready), popped.eq(rfifo.r_rdy & rfifo.r_en)]
 
-        # --- state: the current piece, the banks, the gaps -----------------------------------
-        cur = Signal(piece_layout(chip, self.max_words))
-        cur_valid = Signal()
-        cur_sel = Signal(banks)             # one-hot of cur.bank
-        cur_hit = Signal()                  # its bank has its row open
-        cur_conflict = Signal()             # its bank has another row open
-        bank_open = Signal(banks)
-        rows = Array(Signal(chip.row_bits, name=f"row{b}") for b in range(banks))
-        act_gap = [Gap(max(t.rc, t.rp), f"act_gap{b}") for b in range(banks)]
-        rw_gap = [Gap(t.rcd, f"rw_gap{b}") for b in range(banks)]
-        pre_gap = [Gap(max(t.ras, t.wr), f"pre_gap{b}") for b in range(banks)]
-        rrd_gap = Gap(t.rrd, "rrd_gap")
-        busy_gap = Gap(max(t.rfc, t.mrd), "busy_gap")      # after AUTO REFRESH, LOAD MODE
-        turn_gap = Gap(t.cas_latency + 2, "turn_gap")      # READ data off DQ before a WRITE
-        outstanding = Signal(range(self.read_buffer + 1))  # READs not yet taken from the FIFO
+        st = _State(chip, t, self.max_words, self.read_buffer)
+        st.head, st.head_valid = splitter.o.payload, splitter.o.valid
+        st.head_sel = Signal(chip.banks)
+        m.d.comb += st.head_sel.eq(Const(1, chip.banks) << st.head.bank)
+        issue = _Issue()
+        run = Signal()          # pieces may issue (the RUN state, no refresh due, no tRFC/tMRD)
+        self._choose(m, st, issue, run, wfifo)
+        self._sequence(m, run, issue, st)
+        self._drive_pads(m, st, issue, data.View(wlayout, wfifo.r_data))
+        m.d.comb += wfifo.r_en.eq(issue.write)
 
-        def ready_for_cur(gaps):
-            return (Cat(g.ready for g in gaps) & cur_sel).any()
+        captured = Signal(chip.data_width, reset_less=True)
+        m.d.sync += captured.eq(self.pads.dq_i)
+        arrived = delay(m, "read", {"valid": issue.read}, self.read_latency)["valid"]
+        m.d.comb += [rfifo.w_en.eq(arrived), rfifo.w_data.eq(captured)]
+        m.d.sync += st.outstanding.eq(st.outstanding + issue.read - popped)
 
-        all_act_ready = Cat(g.ready for g in act_gap).all()
-        open_pre_ready = (Cat(g.ready for g in pre_gap) | ~bank_open).all()
+        free = ~st.cur_valid | (issue.column & (st.cur.words_minus_one == 0))
+        m.d.comb += splitter.o.ready.eq(free)
+        self._track_pieces(m, st, issue, free)
+        self._track_banks(m, st, issue)
+        return m
 
-        # --- choosing this cycle's command ---------------------------------------------------
-        run = Signal()          # the current piece may issue (set in the RUN state)
-        issue_prea, issue_ref, issue_mrs = Signal(), Signal(), Signal()
-        issue_act, issue_pre, issue_read, issue_write = Signal(), Signal(), Signal(), Signal()
-        issue_col = issue_read | issue_write
-        go = run & cur_valid
-        col_ok = go & cur_hit & ready_for_cur(rw_gap)
+    def _choose(self, m, st, issue, run, wfifo):
+        """This cycle's command of the current piece, or else one opening the next piece's
+        row in another bank (its PRECHARGE or ACTIVE in a slot the current piece leaves
+        idle: waiting for tRCD, tRP or write data, or streaming into the next bank)."""
+        def ready(gaps, sel):
+            return (Cat(g.ready for g in gaps) & sel).any()
+
+        go = run & st.cur_valid
+        col_ok = go & st.cur_hit & ready(st.rw_gap, st.cur_sel)
         m.d.comb += [
-            issue_act.eq(go & ~cur_hit & ~cur_conflict & ready_for_cur(act_gap) & rrd_gap.ready),
-            issue_pre.eq(go & cur_conflict & ready_for_cur(pre_gap)),
-            issue_read.eq(col_ok & ~cur.write & (outstanding < self.read_buffer)),
-            issue_write.eq(col_ok & cur.write & wfifo.r_rdy & turn_gap.ready),
-            wfifo.r_en.eq(issue_write),
+            issue.act_cur.eq(go & ~st.cur_hit & ~st.cur_conflict
+                             & ready(st.act_gap, st.cur_sel) & st.rrd_gap.ready),
+            issue.pre_cur.eq(go & st.cur_conflict & ready(st.pre_gap, st.cur_sel)),
+            issue.read.eq(col_ok & ~st.cur.write & (st.outstanding < self.read_buffer)),
+            issue.write.eq(col_ok & st.cur.write & wfifo.r_rdy & st.turn_gap.ready),
         ]
-        self._sequence(m, run, issue_prea, issue_ref, issue_mrs, all_act_ready,
-                       open_pre_ready, bank_open, busy_gap)
+        cur_idle = ~(issue.act_cur | issue.pre_cur | issue.read | issue.write)
+        ahead = go & cur_idle & st.head_valid & st.head_fresh & ~(st.head_sel & st.cur_sel).any()
+        m.d.comb += [
+            issue.act_next.eq(ahead & ~st.head_hit & ~st.head_conflict
+                              & ready(st.act_gap, st.head_sel) & st.rrd_gap.ready),
+            issue.pre_next.eq(ahead & st.head_conflict & ready(st.pre_gap, st.head_sel)),
+        ]
 
-        # --- the pads: every output a register -----------------------------------------------
-        pads = self.pads
+    def _drive_pads(self, m, st, issue, write_word):
+        """The command of this cycle into the pads' registers."""
+        pads, chip = self.pads, self.chip
         command = one_hot_select(m, [
-            (issue_act, Command.ACTIVE), (issue_read, Command.READ),
-            (issue_write, Command.WRITE), (issue_pre | issue_prea, Command.PRECHARGE),
-            (issue_ref, Command.AUTO_REFRESH), (issue_mrs, Command.LOAD_MODE)], 3)
+            (issue.act, Command.ACTIVE), (issue.read, Command.READ),
+            (issue.write, Command.WRITE), (issue.pre | issue.prea, Command.PRECHARGE),
+            (issue.ref, Command.AUTO_REFRESH), (issue.mrs, Command.LOAD_MODE)], 3)
         address = one_hot_select(m, [
-            (issue_act, cur.row), (issue_col, cur.col), (issue_prea, 1 << 10),
-            (issue_mrs, mode_register(chip))], chip.row_bits)
+            (issue.act_cur, st.cur.row), (issue.act_next, st.head.row),
+            (issue.column, st.cur.col), (issue.prea, 1 << 10),
+            (issue.mrs, mode_register(chip))], chip.row_bits)
+        bank = one_hot_select(m, [(issue.act_next | issue.pre_next, st.head.bank),
+                                  (issue.act_cur | issue.pre_cur | issue.column, st.cur.bank)],
+                              len(pads.ba))
         m.d.sync += [
             pads.clk_en.eq(1), pads.cs.eq(1),
             Cat(pads.we, pads.cas, pads.ras).eq(command),
-            pads.a.eq(address), pads.ba.eq(Mux(issue_mrs, 0, cur.bank)),
-            pads.dq_o.eq(write_word.data), pads.dq_oe.eq(issue_write),
-            pads.dqm.eq(Mux(issue_write, ~write_word.byte_enable, 0)),
+            pads.a.eq(address), pads.ba.eq(bank),
+            pads.dq_o.eq(write_word.data), pads.dq_oe.eq(issue.write),
+            pads.dqm.eq(Mux(issue.write, ~write_word.byte_enable, 0)),
         ]
-        captured = Signal(chip.data_width, reset_less=True)
-        m.d.sync += captured.eq(pads.dq_i)
-        arrived = delay(m, "read", {"valid": issue_read}, self.read_latency)["valid"]
-        m.d.comb += [rfifo.w_en.eq(arrived), rfifo.w_data.eq(captured)]
-        m.d.sync += outstanding.eq(outstanding + issue_read - popped)
 
-        # --- the current piece and the bank table --------------------------------------------
-        head = splitter.o.payload
-        free = ~cur_valid | (issue_col & (cur.words_minus_one == 0))
-        m.d.comb += splitter.o.ready.eq(free)
-        # the head's row against the banks as this cycle's command leaves them
-        same_bank = head.bank == cur.bank
-        act_here = issue_act & same_bank
-        closed_here = (issue_pre & same_bank) | issue_prea
-        table_open = bank_open.bit_select(head.bank, 1) & ~closed_here
-        table_match = rows[head.bank] == head.row
-        cur_match = cur.row == head.row
+    def _track_pieces(self, m, st, issue, free):
+        """The current piece (loaded from the head when ``free``) and the head's row status,
+        each as this cycle's command leaves the banks."""
+        head, banks = st.head, self.chip.banks
+        same_bank = head.bank == st.cur.bank
+        act_here = issue.act_cur & same_bank
+        closed_here = (issue.pre_cur & same_bank) | issue.prea
+        table_open = st.bank_open.bit_select(head.bank, 1) & ~closed_here
+        table_match = st.rows[head.bank] == head.row
+        cur_match = st.cur.row == head.row
+        head_hit = Mux(act_here, cur_match, table_open & table_match)
+        head_conflict = Mux(act_here, ~cur_match, table_open & ~table_match)
         with m.If(free):
-            m.d.sync += [cur_valid.eq(splitter.o.valid), cur.eq(head),
-                         cur_sel.eq(Const(1, banks) << head.bank),
-                         cur_hit.eq(Mux(act_here, cur_match, table_open & table_match)),
-                         cur_conflict.eq(Mux(act_here, ~cur_match, table_open & ~table_match))]
+            m.d.sync += [st.cur_valid.eq(st.head_valid), st.cur.eq(head),
+                         st.cur_sel.eq(Const(1, banks) << head.bank),
+                         st.cur_hit.eq(head_hit), st.cur_conflict.eq(head_conflict),
+                         st.head_fresh.eq(0)]   # a new head (if any) next cycle
         with m.Else():
-            with m.If(issue_col):
-                m.d.sync += [cur.col.eq(cur.col + 1),
-                             cur.words_minus_one.eq(cur.words_minus_one - 1)]
-            with m.If(issue_act):
-                m.d.sync += cur_hit.eq(1)
-            with m.If(issue_pre | issue_prea):
-                m.d.sync += [cur_hit.eq(0), cur_conflict.eq(0)]
-        for b in range(banks):
-            mine = cur_sel[b]
-            with m.If(issue_act & mine):
-                m.d.sync += [bank_open[b].eq(1), rows[b].eq(cur.row)]
-            with m.If((issue_pre & mine) | issue_prea):
-                m.d.sync += bank_open[b].eq(0)
-            act_gap[b].after(issue_act & mine, t.rc)
-            act_gap[b].after((issue_pre & mine) | issue_prea, t.rp)
-            rw_gap[b].after(issue_act & mine, t.rcd)
-            pre_gap[b].after(issue_act & mine, t.ras)
-            pre_gap[b].after(issue_write & mine, t.wr)
-        rrd_gap.after(issue_act, t.rrd)
-        busy_gap.after(issue_ref, t.rfc)
-        busy_gap.after(issue_mrs, t.mrd)
-        turn_gap.after(issue_read, t.cas_latency + 2)
-        for gap in act_gap + rw_gap + pre_gap + [rrd_gap, busy_gap, turn_gap]:
-            gap.update(m)
-        return m
+            with m.If(issue.column):
+                m.d.sync += [st.cur.col.eq(st.cur.col + 1),
+                             st.cur.words_minus_one.eq(st.cur.words_minus_one - 1)]
+            with m.If(issue.act_cur):
+                m.d.sync += st.cur_hit.eq(1)
+            with m.If(issue.pre_cur | issue.prea):
+                m.d.sync += [st.cur_hit.eq(0), st.cur_conflict.eq(0)]
+            # the head stays: its status (from these flip-flops the next cycle)
+            m.d.sync += [st.head_fresh.eq(st.head_valid),
+                         st.head_hit.eq(issue.act_next | ~issue.pre_next & head_hit),
+                         st.head_conflict.eq(~issue.act_next & ~issue.pre_next & head_conflict)]
 
-    def _sequence(self, m, run, issue_prea, issue_ref, issue_mrs, all_act_ready,
-                  open_pre_ready, bank_open, busy_gap):
+    def _track_banks(self, m, st, issue):
+        """Open rows and the gaps, per bank, after this cycle's command."""
+        t = self.timing
+        for b in range(self.chip.banks):
+            act = (issue.act_cur & st.cur_sel[b]) | (issue.act_next & st.head_sel[b])
+            pre = (issue.pre_cur & st.cur_sel[b]) | (issue.pre_next & st.head_sel[b]) | issue.prea
+            with m.If(act):     # (an ACTIVE to the current piece's bank is the piece's own)
+                m.d.sync += [st.bank_open[b].eq(1),
+                             st.rows[b].eq(Mux(st.cur_sel[b], st.cur.row, st.head.row))]
+            with m.If(pre):
+                m.d.sync += st.bank_open[b].eq(0)
+            st.act_gap[b].after(act, t.rc)
+            st.act_gap[b].after(pre, t.rp)
+            st.rw_gap[b].after(act, t.rcd)
+            st.pre_gap[b].after(act, t.ras)
+            st.pre_gap[b].after(issue.write & st.cur_sel[b], t.wr)
+        st.rrd_gap.after(issue.act, t.rrd)
+        st.busy_gap.after(issue.ref, t.rfc)
+        st.busy_gap.after(issue.mrs, t.mrd)
+        st.turn_gap.after(issue.read, t.cas_latency + 2)
+        for gap in st.gaps():
+            gap.update(m)
+
+    def _sequence(self, m, run, issue, st):
         """Power-up, refresh and the state in which requests run."""
         t = self.timing
+        issue_prea, issue_ref, issue_mrs = issue.prea, issue.ref, issue.mrs
+        bank_open, busy_gap = st.bank_open, st.busy_gap
+        all_act_ready = Cat(g.ready for g in st.act_gap).all()
+        open_pre_ready = (Cat(g.ready for g in st.pre_gap) | ~bank_open).all()
         power_up = Signal(range(t.power_up + 1), init=t.power_up)
         refreshes_left = Signal(range(t.init_refreshes + 1))
         refresh_timer = Signal(range(t.refi), init=t.refi - 1)
@@ -258,3 +280,46 @@ class SdramController(wiring.Component):
                 with m.If(idle):
                     m.d.comb += issue_ref.eq(1)
                     m.next = "RUN"
+
+
+class _Issue:
+    """The commands this cycle may issue (at most one is set)."""
+
+    def __init__(self):
+        self.act_cur, self.pre_cur = Signal(), Signal()      # for the current piece ...
+        self.act_next, self.pre_next = Signal(), Signal()    # ... for the next one
+        self.read, self.write = Signal(), Signal()
+        self.prea, self.ref, self.mrs = Signal(), Signal(), Signal()
+        self.act = self.act_cur | self.act_next
+        self.pre = self.pre_cur | self.pre_next
+        self.column = self.read | self.write
+
+
+class _State:
+    """The controller's registers: the current piece and the head's status, the banks' open
+    rows and their gaps (``Gap``: cycles until a command may follow), the reads in flight."""
+
+    def __init__(self, chip, t, max_words, read_buffer):
+        banks = chip.banks
+        self.cur = Signal(piece_layout(chip, max_words))
+        self.cur_valid = Signal()
+        self.cur_sel = Signal(banks)        # one-hot of cur.bank
+        self.cur_hit = Signal()             # its bank has its row open
+        self.cur_conflict = Signal()        # its bank has another row open
+        self.head_fresh = Signal()          # the next piece's status below is up to date
+        self.head_hit = Signal()
+        self.head_conflict = Signal()
+        self.bank_open = Signal(banks)
+        self.rows = Array(Signal(chip.row_bits, name=f"row{b}") for b in range(banks))
+        self.act_gap = [Gap(max(t.rc, t.rp), f"act_gap{b}") for b in range(banks)]
+        self.rw_gap = [Gap(t.rcd, f"rw_gap{b}") for b in range(banks)]
+        self.pre_gap = [Gap(max(t.ras, t.wr), f"pre_gap{b}") for b in range(banks)]
+        self.rrd_gap = Gap(t.rrd, "rrd_gap")
+        self.busy_gap = Gap(max(t.rfc, t.mrd), "busy_gap")   # after AUTO REFRESH, LOAD MODE
+        self.turn_gap = Gap(t.cas_latency + 2, "turn_gap")   # read data off DQ before a WRITE
+        self.outstanding = Signal(range(read_buffer + 1))    # READs not yet taken
+        self.head = self.head_valid = self.head_sel = None   # the splitter's output
+
+    def gaps(self):
+        return self.act_gap + self.rw_gap + self.pre_gap + [self.rrd_gap, self.busy_gap,
+                                                            self.turn_gap]

@@ -396,7 +396,11 @@ struct Sim {
             q.ready_now = ready;
         }
     }
+    // the values due by now (from the schedule), then the model's turn if the pins are not
+    // idle (its new schedule holds only later values)
     void after_edge(PinModel &pm) {
+        uint64_t before = pm.driven;
+        take_due(pm);
         uint64_t word = 0;
         for (size_t i = 0; i < pm.pins.size(); i++) word |= get(pm.pins[i]) << pm.shifts[i];
         bool idle = false;
@@ -411,14 +415,15 @@ struct Sim {
             pm.pending.clear();
             for (int64_t i = 0; i < n; i++)
                 pm.pending.emplace_back(pm.schedule[2 * i], pm.schedule[2 * i + 1]);
+            take_due(pm);
         }
-        bool changed = false;
+        if (pm.driven != before) set(pm.drive, pm.driven);
+    }
+    void take_due(PinModel &pm) {
         while (!pm.pending.empty() && pm.pending.front().first <= cycles) {
-            changed = changed || pm.pending.front().second != pm.driven;
             pm.driven = pm.pending.front().second;
             pm.pending.pop_front();
         }
-        if (changed) set(pm.drive, pm.driven);
     }
     bool streams_done() const {
         for (const StreamSource &src : sources)

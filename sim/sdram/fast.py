@@ -7,9 +7,10 @@ model is called once per command (or per write or DQM cycle), not once per cycle
 sim/fast/harness.cc, ``PinModel``.
 
 ``FastTraffic(chip, clock_hz, ports)`` builds (or finds cached) ``SdramSimTop`` as a
-``Design``, attaches the model, feeds each port's requests and write words from C++ queues,
-drains the read words (``ready`` in a share of the cycles) and logs the arbiter's grants;
-``run(requests)`` returns what came back, what the dictionary replay expected and the cycles.
+``Design``, attaches the model (preloaded with a seeded random image), feeds each port's
+requests and write words from C++ queues, drains the read words (``ready`` in a share of the
+cycles) and logs the arbiter's grants; ``run(requests)`` returns what came back, what the
+dictionary replay expected and the cycles.
 """
 
 import time
@@ -35,7 +36,8 @@ def attach_chip(sim, model, prefix="pins"):
 
     def on_pins(cycle, word):
         model.sample(cycle, word)
-        return [(cycle, model.dq(cycle))] + model.schedule()
+        model.dq(cycle)             # (the C++ loop has put the words due by now on DQ)
+        return model.schedule()
 
     sim.attach_pin_model(pins, model.layout.idle_patterns(), f"{prefix}__dq_i", on_pins)
 
@@ -80,9 +82,10 @@ class FastTraffic:
         self.n = ports
         self.sim = FastSim(Design(SdramSimTop, chip, clock_hz, ports, max_words),
                            backend=backend, log=log)
-        self.model = SdramChipModel(chip, clock_hz, plan_sdram_clock(chip, clock_hz))
+        self.plan = plan_sdram_clock(chip, clock_hz)
+        self.model = SdramChipModel(chip, clock_hz, self.plan)
         attach_chip(self.sim, self.model)
-        self.replay = Replay(chip)
+        self.replay = Replay(chip, self.model.fill_random(seed))
         self.cmd = [self.sim.add_stream_source(f"ports__{k}__cmd") for k in range(ports)]
         self.wdata = [self.sim.add_stream_source(f"ports__{k}__wdata") for k in range(ports)]
         self.rdata = [self.sim.add_stream_sink(f"ports__{k}__rdata", ready_share, seed + k)

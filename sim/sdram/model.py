@@ -88,6 +88,8 @@ class SdramChipModel:
         self._at = tuple(offset for offset, _ in fields)
         self._masks = tuple(mask for _, mask in fields[:4])
         self.memory = np.zeros(chip.words, dtype=np.uint32 if chip.data_width > 16 else np.uint16)
+        self._bank_bits, self._col_bits = chip.bank_bits, chip.col_bits
+        self._row_mask, self._col_mask = (1 << chip.row_bits) - 1, (1 << chip.col_bits) - 1
         self.banks = [_Bank() for _ in range(chip.banks)]
         self.state = "power-up"     # -> "precharged" -> "ready" (after LOAD MODE REGISTER)
         self.init_refreshes = 0
@@ -102,7 +104,7 @@ class SdramChipModel:
         self.refresh_start = None   # cycle of LOAD MODE REGISTER: the refresh count starts
         self.refreshes = 0          # since then (pulled-in ones capped)
         self.chip_drives_until = _NEVER     # the last read word's cycle (chip's view)
-        self.outputs = []           # [cycle, value, bank]: read words the FPGA will catch
+        self.outputs = []           # [cycle, value]: read words the FPGA will catch, in order
         self.drive_value = 0
         self.write_burst = None     # [bank, row, first column, next index, its cycle]
         self.commands = 0
@@ -153,8 +155,9 @@ class SdramChipModel:
         return self.drive_value
 
     def schedule(self):
-        """[(cycle, value)] of the read words still to come, in order."""
-        return [(c, v) for c, v, _ in self.outputs]
+        """[[cycle, value]] of the read words still to come, in order (the model's own list:
+        read it, do not keep it)."""
+        return self.outputs
 
     def finish(self, cycle):
         """The checks that need no command: the refresh rate and tRAS max up to ``cycle``."""
@@ -177,6 +180,9 @@ class SdramChipModel:
 
     def _check_start(self, cycle, command, a):
         """Power-up and initialisation order; tRFC and tMRD before any command."""
+        if self.state == "ready" and cycle - self.last_refresh >= self.t.rfc \
+                and cycle - self.last_mode >= self.t.mrd:
+            return
         name = _NAMES[command]
         if cycle <= self.t.power_up:
             raise SdramViolation("power-up", cycle, f"{name} at cycle {cycle}, before the "
@@ -243,7 +249,7 @@ class SdramChipModel:
             self._after(cycle, self.last_active, self.t.rrd, "tRRD", "ACTIVE",
                         f"the ACTIVE to bank {self.last_active_bank}", b)
         bank.active = True
-        bank.row = a & ((1 << self.chip.row_bits) - 1)
+        bank.row = a & self._row_mask
         bank.activated = cycle
         self.last_active = cycle
         self.last_active_bank = b
@@ -255,8 +261,8 @@ class SdramChipModel:
             raise SdramViolation("model", cycle, f"{name} with auto precharge (A10) at cycle "
                                  f"{cycle}: not modelled", b)
         self._end_bursts(cycle)
-        row_base = ((bank.row << self.chip.bank_bits) | b) << self.chip.col_bits
-        return bank, row_base, a & ((1 << self.chip.col_bits) - 1)
+        row_base = ((bank.row << self._bank_bits) | b) << self._col_bits
+        return bank, row_base, a & self._col_mask
 
     def _burst_column(self, first, i):
         """The column of word ``i`` of a burst from ``first`` (the low bits wrap)."""
@@ -269,7 +275,7 @@ class SdramChipModel:
         delay = self.cas_latency + self.board_offset
         for i in range(self.burst_length):
             col = self._burst_column(first, i)
-            self.outputs.append([cycle + delay + i, int(self.memory[row_base | col]), b])
+            self.outputs.append([cycle + delay + i, int(self.memory[row_base | col])])
         self.chip_drives_until = cycle + self.cas_latency + self.burst_length - 1
 
     def _write(self, cycle, b, a, dq, dq_oe, dqm):
