@@ -29,7 +29,7 @@ import time
 from hdl.mem.sdram_chip import PARTS, ULX3S_SDRAM, chip_by_name
 from sim.errors import cli_errors
 from sim.sdram.model import SdramViolation
-from sim.sdram.traffic import Request, line_fills, random_requests, random_words, \
+from sim.sdram.traffic import frame_writes, line_fills, random_requests, random_words, \
     scanout_reads
 
 FRAME_WORDS = 640 * 480
@@ -37,22 +37,14 @@ CHUNK = 40_000          # requests per run of the C++ loop (memory for the queue
 BANDWIDTH_OPS = 20_000
 
 
-def _frame_writes(chip, rng, count, start=0):
-    return [Request((start + 16 * i) % FRAME_WORDS, True, 16,
-                    [rng.getrandbits(chip.data_width) for _ in range(16)],
-                    [(1 << chip.data_width // 8) - 1] * 16) for i in range(count)]
-
-
-def _scanout(chip, rng, count, start=0):
-    return [Request((start + 16 * i) % FRAME_WORDS, False, 16) for i in range(count)]
-
-
 #: the bandwidth patterns: name -> (chip, rng, count) -> requests
 BANDWIDTH_PATTERNS = {
-    "scan-out (16-word reads in order)": lambda chip, rng, n: scanout_reads(chip, n, 16),
+    "scan-out (16-word reads in order)":
+        lambda chip, rng, n: scanout_reads(chip, n, 16, frame_words=FRAME_WORDS),
     "texture fills (8-word lines)": lambda chip, rng, n: line_fills(chip, rng, n, 8),
     "texture fills (16-word lines)": lambda chip, rng, n: line_fills(chip, rng, n, 16),
-    "frame writes (16-word writes in order)": lambda chip, rng, n: _frame_writes(chip, rng, n),
+    "frame writes (16-word writes in order)":
+        lambda chip, rng, n: frame_writes(chip, rng, n, frame_words=FRAME_WORDS),
     "random single words (reads)": lambda chip, rng, n: random_words(chip, rng, n, 0.0),
 }
 
@@ -73,8 +65,9 @@ def mixed_run(traffic, chip, ops, seed):
     start = time.monotonic()
     while done < ops:
         n = min(CHUNK, ops - done) // 4 or 1
-        requests = [_scanout(chip, rng, n, start=16 * done), line_fills(chip, rng, n, 8),
-                    _frame_writes(chip, rng, n, start=16 * done),
+        at = 16 * done // 4
+        requests = [scanout_reads(chip, n, 16, at, FRAME_WORDS), line_fills(chip, rng, n, 8),
+                    frame_writes(chip, rng, n, 16, at, FRAME_WORDS),
                     random_requests(chip, rng, n, 16, rows_per_bank=64)]
         result = traffic.run(requests)
         done += 4 * n

@@ -26,11 +26,11 @@ hdl/mem/sdram_phy.py's I/O registers).
 Latency and pipeline: a request passes a skid buffer and the row splitter (hdl/mem/
 sdram_request.py) into the "current piece" registers; each cycle one command is chosen from
 flip-flops only (the current and the next piece, their row-hit flags, the gap counters, the
-FIFOs' levels) and registered into ``pads``; the PHY's I/O registers add one cycle out and one in, and the read
-word is registered once more before the read FIFO: ``read_latency`` cycles from a READ's
-decision to its word in the FIFO (``plan.read_delay`` + 4). Write data wait in a small FIFO,
-read data in a ``read_buffer``-word FIFO; a READ is issued only while the words already asked
-for fit in it, so ``rdata`` may stall without losing data.
+FIFOs' levels) and registered into ``pads``; the PHY's I/O registers add one cycle out and one
+in, and the read word is registered once more before the read FIFO: ``read_latency`` cycles
+from a READ's decision to its word in the FIFO (``plan.read_delay`` + 4). Write data wait in
+a small FIFO, read data in a ``read_buffer``-word FIFO; a READ is issued only while the words
+already asked for fit in it, so ``rdata`` may stall without losing data.
 """
 
 from amaranth import Array, Cat, Const, Module, Mux, Signal

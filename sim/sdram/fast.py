@@ -68,7 +68,8 @@ class TrafficResult:
         bad = 0
         for got, want in zip(self.received, self.expected):
             n = min(len(got), len(want))
-            bad += int(np.count_nonzero(np.asarray(got[:n]) != np.asarray(want[:n], dtype=np.uint64)))
+            want_words = np.asarray(want[:n], dtype=np.uint64)
+            bad += int(np.count_nonzero(np.asarray(got[:n]) != want_words))
             bad += abs(len(got) - len(want))
         return bad
 

@@ -5,13 +5,13 @@
 its clock edge after cycle ``cycle``; ``model.dq(cycle)`` is what it drives on DQ during cycle
 ``cycle`` (read data, as the FPGA's input registers catch them: ``read_delay`` cycles after the
 READ, ``read_delay`` = the CAS latency + the board's offset, ``SdramClockPlan.read_delay``).
-Samples in which nothing happens may be left out (``PinLayout.is_idle``); every rule is checked
-from the cycle numbers, so the model needs only the samples that carry a command, write data or
-a DQM mask. The same code serves both simulator paths: a testbench of Amaranth's simulator
-(sim/sdram/pysim.py) and the fast backend's C++ loop (sim/sdram/fast.py).
+Samples in which nothing happens may be left out (``PinLayout.idle_patterns``); every rule is
+checked from the cycle numbers, so the model needs only the samples that carry a command, write
+data or a DQM mask. The same code serves both simulator paths: a testbench of Amaranth's
+simulator (sim/sdram/pysim.py) and the fast backend's C++ loop (sim/sdram/fast.py).
 
 Rules (``SdramViolation`` names the rule, the bank and the cycle, e.g. ``SDRAM rule tRCD: READ
-to bank 2 at cycle 1234, 2 cycles after its ACTIVE (needs 3)``):
+to bank 2 at cycle 1234, 1 cycle after its ACTIVE (needs 2)``):
 
 * power-up: only NOP/INHIBIT during the power-up wait; then PRECHARGE ALL, the chip's AUTO
   REFRESHes, LOAD MODE REGISTER, before any ACTIVE; CKE stays high after it (power-down and
@@ -28,10 +28,11 @@ to bank 2 at cycle 1234, 2 cycles after its ACTIVE (needs 3)``):
   controller while the chip still drives read data (the last read word's cycle + 2).
 
 Contents: ``memory`` (numpy, one word per address, indexed by the controller's word address:
-{row, bank, column}, hdl/mem/sdram_bus.py; 0 until written, and a simulation may preload it). Read bursts of 2-8 words, sequential or
-interleaved, are interrupted by READ, WRITE, PRECHARGE and BURST TERMINATE as the data sheets
-say; DQM masks write bytes in their cycle and read bytes two cycles later. Auto precharge (A10
-with READ/WRITE) is not modelled and is reported as such.
+{row, bank, column}, hdl/mem/sdram_bus.py; 0 until written, and a simulation may preload
+it). Read bursts of 2-8 words, sequential or interleaved, are interrupted by READ, WRITE,
+PRECHARGE and BURST TERMINATE as the data sheets say; DQM masks write bytes in their cycle and
+read bytes two cycles later. Auto precharge (A10 with READ/WRITE) is not modelled and is
+reported as such.
 """
 
 import numpy as np

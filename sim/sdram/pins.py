@@ -62,6 +62,3 @@ class PinLayout:
             return mask, value
         common = {"cke": 1, "dq_oe": 0, "dqm": 0}
         return [bits(cs_n=1, **common), bits(ras_n=1, cas_n=1, we_n=1, **common)]
-
-    def is_idle(self, word):
-        return any(word & mask == value for mask, value in self.idle_patterns())

@@ -8,8 +8,8 @@ dictionary of the memory and returns, per port, the words every read must return
 
 from dataclasses import dataclass, field
 
-__all__ = ["Request", "Replay", "scanout_reads", "line_fills", "random_words",
-           "random_requests", "PATTERNS"]
+__all__ = ["Request", "Replay", "scanout_reads", "frame_writes", "line_fills", "random_words",
+           "random_requests"]
 
 
 @dataclass
@@ -29,9 +29,21 @@ def _write(rng, addr, words, chip, partial=0.0):
     return Request(addr, True, words, data, enables)
 
 
-def scanout_reads(chip, count, words=16, start=0):
-    """The scan-out: a frame read front to back in ``words``-word requests."""
-    return [Request((start + i * words) % chip.words, False, words) for i in range(count)]
+def scanout_reads(chip, count, words=16, start=0, frame_words=None):
+    """The scan-out: a frame (``frame_words``, default the whole memory) read front to back in
+    ``words``-word requests, from word ``start`` of it."""
+    size = frame_words or chip.words
+    return [Request((start + i * words) % size, False, words) for i in range(count)]
+
+
+def frame_writes(chip, rng, count, words=16, start=0, frame_words=None):
+    """Frame writes: random words written front to back over a frame, as ``scanout_reads``
+    reads it, every byte."""
+    size = frame_words or chip.words
+    full = (1 << (chip.data_width // 8)) - 1
+    return [Request((start + i * words) % size, True, words,
+                    [rng.getrandbits(chip.data_width) for _ in range(words)], [full] * words)
+            for i in range(count)]
 
 
 def line_fills(chip, rng, count, words=8):
@@ -67,14 +79,6 @@ def random_requests(chip, rng, count, max_words, rows_per_bank=3, write_fraction
         out.append(_write(rng, addr, words, chip, partial) if rng.random() < write_fraction
                    else Request(addr, False, words))
     return out
-
-
-#: pattern name -> (chip, rng, count, max_words) -> requests (bench/sdram.py)
-PATTERNS = {
-    "scanout": lambda chip, rng, count, max_words: scanout_reads(chip, count, max_words),
-    "texture": lambda chip, rng, count, max_words: line_fills(chip, rng, count, 8),
-    "random": lambda chip, rng, count, max_words: random_words(chip, rng, count),
-}
 
 
 class Replay:

@@ -2,9 +2,10 @@
 model (sim/sdram/model.py) in Amaranth's simulator: seeded random traffic — reads and writes,
 1-16 words, every bank, row hits and misses, requests across row ends, partial byte masks,
 stalls on every stream, refreshes falling in the middle — every read word compared with a
-dictionary of the memory replayed in grant order (over a random image both start from); the four ports of the board at once with
-their own patterns; CAS latency 2 with the earlier capture edge; and a controller built with a
-wrong timing (tRCD too short, refreshes too rare) stopped by the model with that rule."""
+dictionary of the memory replayed in grant order (over a random image both start from); the
+four ports of the board at once with their own patterns; CAS latency 2 with the earlier
+capture edge; and a controller built with a wrong timing (tRCD too short, refreshes too rare)
+stopped by the model with that rule."""
 
 import dataclasses
 import random
@@ -16,7 +17,7 @@ from hdl.mem.sdram_clock import plan_sdram_clock
 from sim.sdram.model import SdramChipModel, SdramViolation
 from sim.sdram.pysim import run_traffic
 from sim.sdram.top import SdramSimTop
-from sim.sdram.traffic import (Request, line_fills, random_requests, random_words,
+from sim.sdram.traffic import (frame_writes, line_fills, random_requests, random_words,
                                scanout_reads)
 
 CLOCK = 75e6
@@ -49,11 +50,11 @@ def test_the_four_ports_at_once():
     """Scan-out (16-word reads in order), texture fills (8-word lines), frame writes (16-word
     writes in order) and the host (single words), over overlapping addresses."""
     rng = random.Random(7)
-    frame = [Request(0x4000 + 16 * i, True, 16, [rng.getrandbits(16) for _ in range(16)],
-                     [3] * 16) for i in range(40)]
-    requests = [scanout_reads(CHIP, 60, 16, start=0x4000),
-                [dataclasses.replace(r, addr=r.addr % 0x8000) for r in line_fills(CHIP, rng, 60)],
-                frame, random_words(dataclasses.replace(CHIP, row_bits=2), rng, 120)]
+    frame = 0x2000                          # words: the ports' addresses overlap
+    requests = [scanout_reads(CHIP, 60, 16, frame_words=frame),
+                [dataclasses.replace(r, addr=r.addr % frame) for r in line_fills(CHIP, rng, 60)],
+                frame_writes(CHIP, rng, 40, frame_words=frame),
+                [dataclasses.replace(r, addr=r.addr % frame) for r in random_words(CHIP, rng, 120)]]
     run(requests, seed=3, stall=0.1)
 
 
