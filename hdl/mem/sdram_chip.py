@@ -42,7 +42,8 @@ class SdramChip:
     t_ras_max_ns: float = 100_000.0
     t_rc_ns: float = 63.0       # ACTIVE to ACTIVE, same bank
     t_rrd_ns: float = 14.0      # ACTIVE to ACTIVE, different banks
-    t_wr_ns: float = 14.0       # last write data to PRECHARGE
+    t_wr_ns: float = 14.0       # last write data to PRECHARGE ...
+    t_wr_min_cycles: int = 2    # ... and at least this many clocks
     t_rfc_ns: float = 63.0      # AUTO REFRESH to any command
     t_mrd_ns: float = 14.0      # LOAD MODE REGISTER to any command ...
     t_mrd_min_cycles: int = 2   # ... and at least this many clocks
@@ -119,7 +120,8 @@ class SdramChip:
         return SdramCycles(
             clock_hz=clock_hz, rcd=at_least(self.t_rcd_ns), rp=at_least(self.t_rp_ns),
             ras=at_least(self.t_ras_ns), ras_max=at_most(self.t_ras_max_ns),
-            rc=at_least(self.t_rc_ns), rrd=at_least(self.t_rrd_ns), wr=at_least(self.t_wr_ns),
+            rc=at_least(self.t_rc_ns), rrd=at_least(self.t_rrd_ns),
+            wr=max(self.t_wr_min_cycles, at_least(self.t_wr_ns)),
             rfc=at_least(self.t_rfc_ns),
             mrd=max(self.t_mrd_min_cycles, at_least(self.t_mrd_ns)),
             refi=at_most(self.t_refi_ns), power_up=at_least(self.power_up_ns),
@@ -152,21 +154,21 @@ class SdramCycles:
 # fields left at their defaults are the 32 MB parts'.
 MT48LC16M16A2 = SdramChip(
     "MT48LC16M16A2", t_rcd_ns=18, t_rp_ns=18, t_ras_ns=42, t_ras_max_ns=120_000, t_rc_ns=60,
-    t_rrd_ns=12, t_wr_ns=12, t_rfc_ns=60, t_mrd_ns=0, t_mrd_min_cycles=2, t_refi_ns=7812.5,
+    t_rrd_ns=12, t_wr_ns=12, t_wr_min_cycles=1, t_rfc_ns=60, t_mrd_ns=0, t_mrd_min_cycles=2, t_refi_ns=7812.5,
     power_up_ns=100_000, init_refreshes=2, t_ac_cl2_ns=7.5, t_ac_cl3_ns=5.4, t_oh_ns=3.0,
     t_hz_ns=7.5, t_is_ns=1.5, t_ih_ns=0.8, t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=6)
 
 IS42S16160G = SdramChip(
-    "IS42S16160G", t_rcd_ns=15, t_rp_ns=15, t_ras_ns=37, t_ras_max_ns=100_000, t_rc_ns=60,
-    t_rrd_ns=14, t_wr_ns=14, t_rfc_ns=60, t_mrd_ns=14, t_mrd_min_cycles=2,
+    "IS42S16160G", t_rcd_ns=15, t_rp_ns=15, t_ras_ns=37, t_ras_max_ns=120_000, t_rc_ns=63,
+    t_rrd_ns=14, t_wr_ns=0, t_wr_min_cycles=2, t_rfc_ns=63, t_mrd_ns=14, t_mrd_min_cycles=2,
     t_refi_ns=7812.5, power_up_ns=200_000, init_refreshes=8, t_ac_cl2_ns=6.5,
-    t_ac_cl3_ns=5.4, t_oh_ns=2.7, t_hz_ns=6.5, t_is_ns=1.5, t_ih_ns=0.8,
+    t_ac_cl3_ns=5.4, t_oh_ns=2.5, t_hz_ns=6.5, t_is_ns=1.5, t_ih_ns=0.8,
     t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=7)
 
 AS4C32M16SB = SdramChip(
     "AS4C32M16SB", col_bits=10, t_rcd_ns=21, t_rp_ns=21, t_ras_ns=42, t_ras_max_ns=120_000,
-    t_rc_ns=63, t_rrd_ns=14, t_wr_ns=14, t_rfc_ns=63, t_mrd_ns=14, t_mrd_min_cycles=2,
-    t_refi_ns=7800, power_up_ns=200_000, init_refreshes=8, t_ac_cl2_ns=6, t_ac_cl3_ns=5.4,
+    t_rc_ns=63, t_rrd_ns=14, t_wr_ns=14, t_wr_min_cycles=1, t_rfc_ns=63, t_mrd_ns=14,
+    t_mrd_min_cycles=2, t_refi_ns=7800, power_up_ns=200_000, init_refreshes=8, t_ac_cl2_ns=6, t_ac_cl3_ns=5.4,
     t_oh_ns=2.5, t_hz_ns=6, t_is_ns=1.5, t_ih_ns=0.8, t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=7)
 
 #: minimums: the largest is the worst; the rest of the fields take the smallest
