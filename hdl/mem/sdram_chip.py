@@ -150,28 +150,29 @@ class SdramCycles:
     burst_length: int
 
 
-# The parts, as their data sheets give the figures (docs/sdram.md, "Parts"); the geometry
-# fields left at their defaults are the 32 MB parts'.
+# The parts, as their data sheets give the figures (docs/sdram.md, "Parts"; the ISSI part's
+# are those of its family's -7 grade); the geometry fields left at their defaults are the
+# 32 MB parts'.
 MT48LC16M16A2 = SdramChip(
     "MT48LC16M16A2", t_rcd_ns=18, t_rp_ns=18, t_ras_ns=42, t_ras_max_ns=120_000, t_rc_ns=60,
-    t_rrd_ns=12, t_wr_ns=12, t_wr_min_cycles=1, t_rfc_ns=60, t_mrd_ns=0, t_mrd_min_cycles=2, t_refi_ns=7812.5,
-    power_up_ns=100_000, init_refreshes=2, t_ac_cl2_ns=7.5, t_ac_cl3_ns=5.4, t_oh_ns=3.0,
-    t_hz_ns=7.5, t_is_ns=1.5, t_ih_ns=0.8, t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=6)
+    t_rrd_ns=12, t_wr_ns=12, t_wr_min_cycles=1, t_rfc_ns=60, t_mrd_ns=0, t_mrd_min_cycles=2,
+    t_refi_ns=7812.5, power_up_ns=100_000, init_refreshes=2, t_ac_cl2_ns=7.5, t_ac_cl3_ns=5.4,
+    t_oh_ns=3.0, t_hz_ns=7.5, t_is_ns=1.5, t_ih_ns=0.8, t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=6)
 
 IS42S16160G = SdramChip(
     "IS42S16160G", t_rcd_ns=15, t_rp_ns=15, t_ras_ns=37, t_ras_max_ns=120_000, t_rc_ns=63,
     t_rrd_ns=14, t_wr_ns=0, t_wr_min_cycles=2, t_rfc_ns=63, t_mrd_ns=14, t_mrd_min_cycles=2,
-    t_refi_ns=7812.5, power_up_ns=200_000, init_refreshes=8, t_ac_cl2_ns=6.5,
-    t_ac_cl3_ns=5.4, t_oh_ns=2.5, t_hz_ns=6.5, t_is_ns=1.5, t_ih_ns=0.8,
-    t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=7)
+    t_refi_ns=7812.5, power_up_ns=200_000, init_refreshes=8, t_ac_cl2_ns=6.5, t_ac_cl3_ns=5.4,
+    t_oh_ns=2.5, t_hz_ns=6.5, t_is_ns=1.5, t_ih_ns=0.8, t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=7)
 
 AS4C32M16SB = SdramChip(
     "AS4C32M16SB", col_bits=10, t_rcd_ns=21, t_rp_ns=21, t_ras_ns=42, t_ras_max_ns=120_000,
     t_rc_ns=63, t_rrd_ns=14, t_wr_ns=14, t_wr_min_cycles=1, t_rfc_ns=63, t_mrd_ns=14,
-    t_mrd_min_cycles=2, t_refi_ns=7800, power_up_ns=200_000, init_refreshes=8, t_ac_cl2_ns=6, t_ac_cl3_ns=5.4,
-    t_oh_ns=2.5, t_hz_ns=6, t_is_ns=1.5, t_ih_ns=0.8, t_ck_cl2_min_ns=10, t_ck_cl3_min_ns=7)
+    t_mrd_min_cycles=2, t_refi_ns=7800, power_up_ns=200_000, init_refreshes=8, t_ac_cl2_ns=6,
+    t_ac_cl3_ns=5.4, t_oh_ns=2.5, t_hz_ns=6, t_is_ns=1.5, t_ih_ns=0.8, t_ck_cl2_min_ns=10,
+    t_ck_cl3_min_ns=7)
 
-#: minimums: the largest is the worst; the rest of the fields take the smallest
+#: maximums and the output hold: the smallest is the worst (for the rest, the largest)
 _WORST_IS_SMALLEST = {"t_ras_max_ns", "t_refi_ns", "t_oh_ns"}
 _NOT_TIMINGS = {"name", "banks", "row_bits", "col_bits", "data_width", "cas_latency",
                 "burst_length"}
