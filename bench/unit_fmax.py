@@ -3,10 +3,11 @@
     python -m bench.unit_fmax UNIT [--seed 1] [--freq 80] [--out DIR] [--worst 20]
 
 UNIT: the R500 units fpadd, fpmul, sfu, operands (``LaneOperands``), alu (``LaneAlu``), tex
-(``TextureUnit``), core (``R500Core`` of the ``ulx3s`` preset); display (``DisplayUnit`` of
-640x480: its three clocks constrained to 75, 25 and 125 MHz, ``--freq`` ignored; Fmax of
-each). The unit's ports stay unconnected (``--out-of-context``), for the LFE5U-85F-6
-(CABGA381) the board has; synthesis runs the board build's commands after reading
+(``TextureUnit``), core (``R500Core`` of the ``ulx3s`` preset); sdram (``SdramController``
+for the ULX3S's SDRAM at 75 MHz), sdram-arbiter (``SdramArbiter``, four ports); display
+(``DisplayUnit`` of 640x480: its three clocks constrained to 75, 25 and 125 MHz, ``--freq``
+ignored; Fmax of each). The unit's ports stay unconnected (``--out-of-context``), for the
+LFE5U-85F-6 (CABGA381) the board has; synthesis runs the board build's commands after reading
 (``hdl.lib.synthesis.YOSYS_AFTER_READ``: register copies stay apart). A unit's figure is an upper bound for the whole chip, where its cells
 spread further: aim well above the board's clock. Prints Fmax and the registers whose routed
 arrivals miss ``--freq``, grouped by name (count, worst arrival): which stage to split.
@@ -31,8 +32,9 @@ _PLAIN_UNITS = {
     "sfu": ("hdl.r500.sfu", "SpecialFunctionUnit"),
     "operands": ("hdl.r500.alu_operands", "LaneOperands"), "alu": ("hdl.r500.alu", "LaneAlu"),
     "tex": ("hdl.r500.texture", "TextureUnit"),
+    "sdram": ("hdl.mem.sdram_controller", "SdramController"),
 }
-UNITS = (*_PLAIN_UNITS, "core", "display")
+UNITS = (*_PLAIN_UNITS, "core", "sdram-arbiter", "display")
 #: units with clocks of their own: clock port -> MHz (an LPF's FREQUENCY NET for each)
 UNIT_CLOCKS = {"display": {"clk": 75, "pixel_clk": 25, "tmds_clk": 125}}
 
@@ -45,6 +47,10 @@ def make(unit):
         from hdl.display.mode import VGA_640X480
         from hdl.display.unit import DisplayUnit
         return DisplayUnit(VGA_640X480)
+    if unit == "sdram-arbiter":
+        from hdl.mem.sdram_arbiter import SdramArbiter
+        from hdl.mem.sdram_chip import ULX3S_SDRAM
+        return SdramArbiter(ULX3S_SDRAM, 16)
     from hdl.config import preset
     from hdl.r500.core import R500Core
     return R500Core(preset("ulx3s-r500").r500)
