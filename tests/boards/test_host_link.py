@@ -25,7 +25,8 @@ from boards.sim_uart import AmaranthSerial, FaultInjector, TO_BOARD, TO_HOST
 from boards.ulx3s import BoardLogic
 from hdl.gpu.host_bus import HostBus, Region, host_address
 from hdl.gpu.host_protocol import R5Area, R5Reg, r500_address, scene_load_runs
-from tests.helpers import REPO, SCENES_DIR
+from tests.helpers import REPO
+from tests.helpers.shared_data import SCENE_NAMES
 
 DIVISOR = 4          # clock cycles per UART bit: keeps the simulation short
 LINK_TIMEOUT = 400   # cycles of silence that end a command: ten byte times
@@ -357,12 +358,10 @@ def test_scenes_the_board_cannot_hold_are_refused():
                         board.replace(omem_words=3 * scene.pixel_count - 1))
 
 
-def test_reference_scenes_fit_the_ulx3s_build():
+def test_reference_scenes_fit_the_ulx3s_build(scenes_dir):
     from sim.scene import load_scene
-    if not SCENES_DIR.is_dir():
-        pytest.skip(f"scene directory {SCENES_DIR} is not present")
-    for name in ("example1", "example3", "shaders"):
-        preset("ulx3s").check_fits(load_scene(SCENES_DIR / name))
+    for name in SCENE_NAMES:
+        preset("ulx3s").check_fits(load_scene(scenes_dir / name))
 
 
 def test_the_r500_board_holds_full_rows_through_lit():

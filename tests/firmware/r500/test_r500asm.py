@@ -14,9 +14,9 @@ from hdl.isa import (
 )
 from firmware.r500asm import R500AsmError, assemble, assemble_file, load_program, read_words
 from tests.helpers import REPO
+from tests.helpers.shared_data import r500_program
 
 DATA = Path(__file__).resolve().parent / "data"
-PROGRAMS = REPO.parent / "shared" / "r500" / "programs"
 
 
 def words(text):
@@ -47,10 +47,9 @@ def test_spec_examples(text, expected):
     ("blur", "hw-texture_blur_horizontal"),
 ])
 def test_published_programs_bit_for_bit(source, published):
-    if not PROGRAMS.is_dir():
-        pytest.skip("shared R500 programs not present")
+    published_words = read_words(r500_program(published))
     program = assemble_file(DATA / f"{source}.asm")
-    assert program.words == read_words(PROGRAMS / f"{published}.inc")
+    assert program.words == published_words
     assert program.end_addr == program.instructions - 1
 
 

@@ -10,8 +10,8 @@ import pytest
 from hdl.isa import TexOp
 from sim.r500.__main__ import main
 from tests.helpers.r500 import alu, tex
+from tests.helpers.shared_data import r500_program
 
-PROGRAMS = "/work/shared/r500/programs"
 LENGTH_ASM = """src0.rgb = temp[0] : temp[0].r = DP3 src0.rg0 src0.rg0 ;
 src0.rgb = temp[0] : temp[0].a = RSQ |src0.r| ;
 OUT src0.a = temp[0] : out[0].r = SOP, RCP src0.a ;
@@ -37,7 +37,7 @@ def answer_of(capsys, tmp_path, job):
 
 def test_the_command_runs_a_word_file(tmp_path):
     """The real command line, once: hw-length on (3, 4)."""
-    shutil.copy(f"{PROGRAMS}/hw-length.inc", tmp_path)
+    shutil.copy(r500_program("hw-length"), tmp_path)
     job = write_job(tmp_path, {"program": "hw-length.inc",
                                "lanes": [{"temps": {"0": [3, 4, 0, 1]}}, {}, {}, {}]})
     done = subprocess.run([sys.executable, "-m", "sim.r500", "run", str(job), "--engine",
@@ -180,7 +180,7 @@ def test_malformed_jobs_exit_2_with_one_line(capsys, tmp_path, job, field):
 def test_rtl_engine_answers_as_the_model(capsys, tmp_path, backend):
     """--engine rtl runs the job on the R500 core (compiled, or Amaranth's simulator with a
     VCD) and answers what the model answers, with the cycles it took."""
-    shutil.copy(f"{PROGRAMS}/hw-length.inc", tmp_path)
+    shutil.copy(r500_program("hw-length"), tmp_path)
     job = write_job(tmp_path, {"program": "hw-length.inc",
                                "lanes": [{"temps": {"0": [3, 4, 0, 1]}}, {"covered": False},
                                          {"temps": {"0": [-1e-40, float("inf"), 0, 0]}}, {}]})
