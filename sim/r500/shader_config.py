@@ -9,6 +9,7 @@ binary32, a string "0x…" is the exact bit pattern; indices are table keys ("3"
 
 from pathlib import Path
 
+from firmware import R500_SHADER_DIR
 from hdl.isa import R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
 from sim.r500.job import (INT_CONSTS, SAMPLERS, WORD_LIMIT, ValueReader, read_program_file,
                           read_sampler)
@@ -20,8 +21,8 @@ from sim.scene_import import read_settings
 __all__ = ["SHADER_DIR", "SHADER_KEYS", "shader_path", "load_constants", "shading_from_table",
            "load_shading"]
 
-#: the project's own shaders, which ``--shader NAME`` finds by name
-SHADER_DIR = Path(__file__).resolve().parents[2] / "firmware" / "r500_shaders"
+#: the project's own shaders, which ``--shader NAME`` finds by name (package data)
+SHADER_DIR = R500_SHADER_DIR
 SHADER_KEYS = {"program", "constants", "bools", "int_consts", "samplers", "max_instructions"}
 
 
@@ -48,6 +49,17 @@ def shader_path(name):
         return own
     names = ", ".join(sorted(p.stem for p in SHADER_DIR.glob("*.asm")))
     raise SceneError(path, f"no such program file, nor a shader of that name ({names})")
+
+
+def _table_program(base, name):
+    """The program file of a ``[shader]`` table: ``name`` relative to the scene's directory
+    ``base``, or, where there is no such file and ``name`` has no suffix, one of our shaders
+    by name (so a scene needs no path into the package)."""
+    path = base / name
+    own = SHADER_DIR / f"{name}.asm"
+    if not path.exists() and not Path(name).suffix and own.is_file():
+        return own
+    return path
 
 
 def _program(values, path, where):
@@ -94,7 +106,8 @@ def shading_from_table(table, path, texture_words):
     if not isinstance(table["program"], str):
         values.fail("shader.program", "expected a file name")
     base = Path(path).parent
-    words, end = _program(values, base / table["program"], "shader.program")
+    program = _table_program(base, table["program"])
+    words, end = _program(values, program, "shader.program")
     constants = table.get("constants", {})
     if isinstance(constants, str):
         constants = load_constants(base / constants)
@@ -110,7 +123,7 @@ def shading_from_table(table, path, texture_words):
             lambda v, at: _checked_sampler(values, v, at, texture_words)),
         max_instructions=values.integer(table.get("max_instructions", DEFAULT_MAX_INSTRUCTIONS),
                                         "shader.max_instructions", 1, WORD_LIMIT),
-        source=str(base / table["program"]))
+        source=str(program))
 
 
 def load_shading(program, constants=None):
