@@ -213,8 +213,8 @@ class R500State:
 
 def program_inputs(words):
     """Which of temporaries 0-8, the pixel's inputs (r500-us.md §4.2), a program can read: bit t
-    for temporary t (``hdl.r500.program.temporaries_read``)."""
-    from hdl.r500.program import temporaries_read
+    for temporary t (``hdl.isa.r500_program.temporaries_read``)."""
+    from hdl.isa.r500_program import temporaries_read
     return temporaries_read(words) & ((1 << 9) - 1)
 
 
@@ -252,7 +252,7 @@ def r500_load_runs(state):
     """(address, words) runs that load an R500State: the program, then what it can read (the
     constants, integer constants and samplers it names: nothing else can matter), each one not
     given as zeros (a sampler not set up), and the registers."""
-    from hdl.r500.program import constants_read, int_consts_read, samplers_read
+    from hdl.isa.r500_program import constants_read, int_consts_read, samplers_read
     words = list(state.program)
     padding = [0] * (R5_PROGRAM_STRIDE - 6)
     program = [w for i in range(0, len(words), 6) for w in words[i:i + 6] + padding]

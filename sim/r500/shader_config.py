@@ -16,7 +16,7 @@ from sim.r500.job import (INT_CONSTS, SAMPLERS, WORD_LIMIT, ValueReader, read_pr
 from sim.r500.shading import DEFAULT_MAX_INSTRUCTIONS, R500Shading
 from sim.r500.tex import FILTERS, WRAPS
 from sim.scene import SceneError
-from sim.scene_import import read_settings
+from sim.settings import read_settings
 
 __all__ = ["SHADER_DIR", "SHADER_KEYS", "shader_path", "load_constants", "shading_from_table",
            "load_shading"]

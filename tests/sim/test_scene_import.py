@@ -10,7 +10,7 @@ from PIL import Image
 from firmware.rom import default_rom
 from hdl.isa import ONE, MASK32
 from sim.image import words_to_rgb
-from sim.render import load_any_scene
+from sim.scene_loader import load_any_scene
 from sim.scene import SceneError, load_scene
 from sim.scene_import import (import_scene, load_description, load_obj, load_texture, main,
                               split_bands)
