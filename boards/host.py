@@ -9,7 +9,7 @@ scene description (docs/scene-import.md) or ``demo``; ``--shader``/``--constants
 hits with an R500 program on the board's R500 stage, as for ``sim.render``. Loads the scene (refusing one the board
 cannot hold exactly: ``GpuConfig.check_fits`` of the board's preset), starts the frame, polls STATUS, reads the converted
 8-bit pixels back and writes a PNG (sim.image): the frame sequence every host uses
-(hdl/gpu/host_protocol.py).
+(host/frame.py).
 The serial port is a ``Transport`` (``write(bytes)``, ``read(n, timeout) -> bytes``); tests and
 ``--simulated`` plug in a simulated UART instead of pyserial (boards/sim_uart.py): with
 ``--simulated`` the board top is compiled (sim/fast) and runs behind a line that damages bytes
@@ -31,8 +31,9 @@ from boards.host_link import (ACK, NAK, CMD_STATUS, CMD_WRITE, CMD_READ, CMD_REA
 from boards.link_timing import LinkTiming
 from hdl.config import PRESET_NAMES, SceneDoesNotFit, preset
 from sim.image import words_to_rgb
-from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
-                                   render_frame_blocking)
+from hdl.gpu.address_map import FRAME_ENDED, Reg, register_address
+from host.errors import FrameError
+from host.frame import render_frame_blocking
 from sim.scene import SceneError
 from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
 
@@ -275,7 +276,7 @@ class HostLinkClient:
 
 
 class _BoardHost:
-    """The link as the blocking host of the frame sequence (hdl/gpu/host_protocol.py):
+    """The link as the blocking host of the frame sequence (host/frame.py):
     ``wait_frame`` reads STATUS every ``poll_interval`` seconds for up to ``timeout``."""
 
     def __init__(self, client, poll_interval, timeout):

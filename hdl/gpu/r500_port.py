@@ -1,5 +1,5 @@
 """The host's side of the R500 stage: region R500's registers, program, constants, integer
-constants and samplers (``hdl.gpu.host_protocol``: ``R5Area``, ``R5Reg``), for the GPU's host
+constants and samplers (``hdl.gpu.address_map``: ``R5Area``, ``R5Reg``), for the GPU's host
 port and the R500 job top alike.
 
 A request comes in the cycle it is taken (``write`` or ``read`` with ``offset`` and ``wdata``).
@@ -12,7 +12,7 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.gpu.host_protocol import R5Area, R5Reg, R5_CTRL_CLEAR, R5_CTRL_RUN
+from hdl.gpu.address_map import R5Area, R5Reg, R5_CTRL_CLEAR, R5_CTRL_RUN
 from hdl.isa import R500_WORDS_PER_INSTRUCTION
 from hdl.r500.core import PC_BITS, R500Core
 

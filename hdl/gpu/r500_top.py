@@ -1,7 +1,7 @@
 """The R500 shader core alone behind the host bus: the top that runs R500 jobs (one quad, or
 one per context for the throughput bench), r500-us.md §4.3.
 
-Region R500 (``hdl.gpu.host_protocol``: ``R5Area``, ``R5Reg``) loads the program, constants,
+Region R500 (``hdl.gpu.address_map``: ``R5Area``, ``R5Reg``) loads the program, constants,
 booleans, integer constants and samplers (``R500Port``), and reaches the contexts: CTRL CLEAR
 claims context CONTEXT (its temporaries read 0), writes to area TEMPS load its temporaries,
 CTRL RUN launches it with COVERED. Region TEXTURE is the texture memory. The CONTROL region's
@@ -21,7 +21,7 @@ from amaranth.utils import ceil_log2
 
 from hdl.config import R500Config
 from hdl.gpu.host_bus import AddressDecoder, HostBus
-from hdl.gpu.host_protocol import R5Area, Region, Reg
+from hdl.gpu.address_map import R5Area, Region, Reg
 from hdl.gpu.r500_port import R500Port
 from hdl.isa import QuadFault
 from hdl.r500.core import ContextState, R500Core

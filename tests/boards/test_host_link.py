@@ -26,7 +26,8 @@ from hdl.config import SceneDoesNotFit, preset
 from boards.sim_uart import AmaranthSerial, FaultInjector, TO_BOARD, TO_HOST
 from boards.ulx3s import BoardLogic
 from hdl.gpu.host_bus import HostBus, Region, host_address
-from hdl.gpu.host_protocol import R5Area, R5Reg, r500_address, scene_load_runs
+from hdl.gpu.address_map import R5Area, R5Reg, r500_address
+from host.scene_writes import scene_load_runs
 from tests.helpers import REPO
 from tests.helpers.shared_data import SCENE_NAMES
 

@@ -10,7 +10,7 @@ import pytest
 
 from firmware.rom import default_rom
 from hdl.config import preset
-from hdl.gpu.host_protocol import r500_band_problem
+from host.scene_writes import r500_band_problem
 from sim.demo_scene import demo_scene
 from sim.fast.driver import FastSim, FastSimError
 from sim.fast.gpu import gpu_design, render_gpu_fast
