@@ -14,7 +14,6 @@ from hdl.isa import R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTI
 from sim.r500.job import (INT_CONSTS, SAMPLERS, WORD_LIMIT, ValueReader, read_program_file,
                           read_sampler)
 from sim.r500.shading import DEFAULT_MAX_INSTRUCTIONS, R500Shading
-from sim.r500.tex import FILTERS, WRAPS
 from sim.scene import SceneError
 from sim.settings import read_settings
 
@@ -82,20 +81,6 @@ def load_constants(path):
     return _constants(_Values(path), read_settings(path)[0], "constants")
 
 
-def _checked_sampler(values, value, where, texture_words):
-    """A sampler that is set up over the scene's texture (a scene states its samplers, so a
-    sampler that is not set up is a mistake in the file, not a quad error)."""
-    sampler = read_sampler(values, value, where)
-    for key, names in (("filter", FILTERS), ("wrap", WRAPS)):
-        if getattr(sampler, key) not in names:
-            values.fail(f"{where}.{key}", f"{getattr(sampler, key)!r} is not one of "
-                                          f"{', '.join(names)}")
-    if not sampler.is_set_up(texture_words):
-        values.fail(where, f"needs power-of-two width and height and every texel inside the "
-                           f"scene's {texture_words} texture words")
-    return sampler
-
-
 def shading_from_table(table, path, texture_words):
     """The R500Shading of a scene's ``[shader]`` table read from the file ``path`` (program
     and constants file names are relative to it)."""
@@ -120,7 +105,7 @@ def shading_from_table(table, path, texture_words):
                                     INT_CONSTS, values.word),
         samplers=values.index_map(
             table.get("samplers", {}), "shader.samplers", SAMPLERS,
-            lambda v, at: _checked_sampler(values, v, at, texture_words)),
+            lambda v, at: read_sampler(values, v, at, texture_words)),
         max_instructions=values.integer(table.get("max_instructions", DEFAULT_MAX_INSTRUCTIONS),
                                         "shader.max_instructions", 1, WORD_LIMIT),
         source=str(program))

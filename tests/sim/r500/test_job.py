@@ -104,7 +104,7 @@ def test_quad_error_exits_1(capsys, tmp_path):
     status, answer, _ = answer_of(capsys, tmp_path, job)
     assert status == 1 and answer["error"].startswith("sampler not set up at PC 2")
     job = {"program": words(alu(), tex(TexOp.LD)), "texture": [0, 0, 0],
-           "samplers": {"0": {"width": 3, "height": 1}}}
+           "samplers": {"1": {"width": 1, "height": 1}}}         # the program samples 0
     status, answer, _ = answer_of(capsys, tmp_path, job)
     assert status == 1 and answer["error"].startswith("sampler not set up at PC 1")
     job = {"program": words(alu(rgb_op=6))}
@@ -152,6 +152,28 @@ def test_samplers_texture_int_consts_bools_and_limit(capsys, tmp_path):
     ({"program": [0] * 6, "samplers": {"0": {"width": 2, "height": 2, "filter": 1}}},
      "filter"),
     ({"program": [0] * 6, "samplers": {"16": {"width": 2, "height": 2}}}, 'samplers["16"]'),
+    # a sampler the hardware cannot set up (r500-us.md §3.5) is refused by field
+    ({"program": [0] * 6, "texture": [0] * 12, "samplers": {"0": {"width": 3, "height": 1}}},
+     'samplers["0"].width: 3 is not a power of two'),
+    ({"program": [0] * 6, "texture": [0] * 24, "samplers": {"0": {"width": 1, "height": 6}}},
+     'samplers["0"].height: 6 is not a power of two'),
+    ({"program": [0] * 6, "texture": [0] * 12, "samplers": {"0": {"width": 0, "height": 1}}},
+     'samplers["0"].width: 0 is outside'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"base": -3, "width": 1, "height": 1}}}, 'samplers["0"].base'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"width": 2, "height": 2, "filter": "trilinear"}}},
+     'samplers["0"].filter: \'trilinear\' is not one of nearest, bilinear'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"width": 2, "height": 2, "wrap": "mirror"}}},
+     'samplers["0"].wrap: \'mirror\' is not one of repeat, clamp'),
+    ({"program": [0] * 6, "texture": [0] * 12, "samplers": {"0": {"width": 4, "height": 4}}},
+     'samplers["0"]: its texels, words 0 to 47 (4 x 4 of 3), lie outside the texture\'s 12'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"base": 10, "width": 1, "height": 1}}},
+     'samplers["0"]: its texels, words 10 to 12'),
+    ({"program": [0] * 6, "samplers": {"3": {"width": 1, "height": 1}}},
+     'samplers["3"]: its texels, words 0 to 2 (1 x 1 of 3), lie outside the texture\'s 0'),
     ({"program": [0] * 6, "texture": [2 ** 32]}, "texture[0]"),
     ({"program": [0] * 6, "lanes": [{}, {}, {}]}, "lanes"),
     ({"program": [0] * 6, "lanes": [{"covered": 1}, {}, {}, {}]}, "lanes[0].covered"),
