@@ -59,12 +59,14 @@ class R500Top(wiring.Component):
             return is_r500 & (area == (base >> _AREA_SHIFT))
 
         # the host state and commands
-        m.d.comb += [port.write.eq(taken & host.write & is_r500),
-                     port.read.eq(taken & ~host.write & is_r500),
-                     port.offset.eq(offset), port.wdata.eq(host.wdata)]
-        for name in ("imem_write", "const_write", "int_const_write", "sampler_write",
-                     "bools", "start_pc", "end_pc", "max_instructions"):
-            m.d.comb += getattr(core, name).eq(getattr(port, name))
+        m.d.comb += [port.bus.write.eq(taken & host.write & is_r500),
+                     port.bus.read.eq(taken & ~host.write & is_r500),
+                     port.bus.offset.eq(offset), port.bus.wdata.eq(host.wdata)]
+        m.d.comb += [core.imem_write.eq(port.imem_write), core.const_write.eq(port.const_write),
+                     core.int_const_write.eq(port.int_const_write),
+                     core.sampler_write.eq(port.sampler_write), core.bools.eq(port.bools),
+                     core.start_pc.eq(port.start_pc), core.end_pc.eq(port.end_pc),
+                     core.max_instructions.eq(port.max_instructions)]
         context = port.context
         m.d.comb += [core.claim.en.eq(port.clear), core.claim.context.eq(context),
                      core.launch.en.eq(port.run), core.launch.context.eq(context),
@@ -165,6 +167,6 @@ class R500Top(wiring.Component):
             with m.Case(5):
                 m.d.comb += host.rdata.eq(status_r)
             with m.Default():
-                m.d.comb += host.rdata.eq(port.rdata)
+                m.d.comb += host.rdata.eq(port.bus.rdata)
         m.d.comb += host.rvalid.eq(answer)
         return m
