@@ -4,7 +4,7 @@ beside the checkout (``../shared`` from its root), or in the directory ``$THEIA_
 
 Tests that need them take the fixtures ``scenes_dir`` / ``r500_programs_dir`` (tests/conftest.py)
 or call ``require``: without the data they are skipped with one line naming what is missing and
-how to provide it. Tests parametrised over the data use the names below (``SCENE_NAMES``,
+how to provide it (a fixture's skip is reported at the test). Tests parametrised over the data use the names below (``SCENE_NAMES``,
 ``PUBLISHED_R500``), never a directory listing, so that they skip one by one rather than
 vanish; ``test_shared_data.py`` checks that the directories hold exactly these."""
 
@@ -56,12 +56,3 @@ def require(path, what):
         pytest.skip(reason)
     return Path(path)
 
-
-def scene(name):
-    """The original scene directory ``name`` (skips without it)."""
-    return require(SCENES_DIR / name, f"the original scene {name}")
-
-
-def r500_program(name):
-    """The published R500 program ``name``'s word file (skips without it)."""
-    return require(R500_PROGRAMS_DIR / f"{name}.inc", f"the published R500 program {name}")

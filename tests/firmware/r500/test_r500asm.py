@@ -14,7 +14,6 @@ from hdl.isa import (
 )
 from firmware.r500asm import R500AsmError, assemble, assemble_file, load_program, read_words
 from tests.helpers import REPO
-from tests.helpers.shared_data import r500_program
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -46,8 +45,8 @@ def test_spec_examples(text, expected):
     ("palette", "hw-shadertoy_palette"), ("texture", "hw-texture"),
     ("blur", "hw-texture_blur_horizontal"),
 ])
-def test_published_programs_bit_for_bit(source, published):
-    published_words = read_words(r500_program(published))
+def test_published_programs_bit_for_bit(r500_programs_dir, source, published):
+    published_words = read_words(r500_programs_dir / f"{published}.inc")
     program = assemble_file(DATA / f"{source}.asm")
     assert program.words == published_words
     assert program.end_addr == program.instructions - 1

@@ -14,7 +14,7 @@ from hdl.isa import (
 from firmware.r500asm import assemble, assemble_file
 from firmware.r500disasm import disassemble, disassemble_instruction, read_words
 from tests.helpers import REPO
-from tests.helpers.shared_data import PUBLISHED_R500, r500_program
+from tests.helpers.shared_data import PUBLISHED_R500
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -26,8 +26,8 @@ def round_trip(words):
 
 
 @pytest.mark.parametrize("name", PUBLISHED_R500)
-def test_published_programs_round_trip(name):
-    text = round_trip(read_words(r500_program(name)))
+def test_published_programs_round_trip(r500_programs_dir, name):
+    text = round_trip(read_words(r500_programs_dir / f"{name}.inc"))
     assert "WORDS" not in text
 
 

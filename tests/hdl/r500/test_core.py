@@ -15,7 +15,7 @@ from sim.r500.quad import LaneInput, run_quad
 from sim.r500.rtl import run_job_rtl
 from sim.r500.tex import Sampler
 from tests.helpers.r500 import alu, fc, tex, vec
-from tests.helpers.shared_data import PUBLISHED_R500, r500_program
+from tests.helpers.shared_data import PUBLISHED_R500
 
 SIZE = 8
 
@@ -59,9 +59,9 @@ def job(program, temps=None, **kw):
 
 # --- the published programs -------------------------------------------------------------------
 
-def published_job(name, seed):
+def published_job(path, seed):
     rng = random.Random(seed)
-    program = read_words(r500_program(name))
+    program = read_words(path)
     lanes = []
     for _ in range(4):
         temps = {i: [fp32.from_float(rng.uniform(-1, 1)) for _ in range(4)] for i in range(10)}
@@ -76,9 +76,9 @@ def published_job(name, seed):
 
 
 @pytest.mark.parametrize("name", PUBLISHED_R500)
-def test_published_program_matches_model(name):
+def test_published_program_matches_model(r500_programs_dir, name):
     for seed in range(3):
-        same(published_job(name, seed))
+        same(published_job(r500_programs_dir / f"{name}.inc", seed))
 
 
 # --- directed ------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import pytest
 from hdl.isa import TexOp
 from sim.r500.__main__ import main
 from tests.helpers.r500 import alu, tex
-from tests.helpers.shared_data import r500_program
 
 LENGTH_ASM = """src0.rgb = temp[0] : temp[0].r = DP3 src0.rg0 src0.rg0 ;
 src0.rgb = temp[0] : temp[0].a = RSQ |src0.r| ;
@@ -35,9 +34,9 @@ def answer_of(capsys, tmp_path, job):
     return status, json.loads(out), err
 
 
-def test_the_command_runs_a_word_file(tmp_path):
+def test_the_command_runs_a_word_file(tmp_path, r500_programs_dir):
     """The real command line, once: hw-length on (3, 4)."""
-    shutil.copy(r500_program("hw-length"), tmp_path)
+    shutil.copy(r500_programs_dir / "hw-length.inc", tmp_path)
     job = write_job(tmp_path, {"program": "hw-length.inc",
                                "lanes": [{"temps": {"0": [3, 4, 0, 1]}}, {}, {}, {}]})
     done = subprocess.run([sys.executable, "-m", "sim.r500", "run", str(job), "--engine",
@@ -199,10 +198,10 @@ def test_malformed_jobs_exit_2_with_one_line(capsys, tmp_path, job, field):
 
 
 @pytest.mark.parametrize("backend", ["fast", "pysim"])
-def test_rtl_engine_answers_as_the_model(capsys, tmp_path, backend):
+def test_rtl_engine_answers_as_the_model(capsys, tmp_path, r500_programs_dir, backend):
     """--engine rtl runs the job on the R500 core (compiled, or Amaranth's simulator with a
     VCD) and answers what the model answers, with the cycles it took."""
-    shutil.copy(r500_program("hw-length"), tmp_path)
+    shutil.copy(r500_programs_dir / "hw-length.inc", tmp_path)
     job = write_job(tmp_path, {"program": "hw-length.inc",
                                "lanes": [{"temps": {"0": [3, 4, 0, 1]}}, {"covered": False},
                                          {"temps": {"0": [-1e-40, float("inf"), 0, 0]}}, {}]})

@@ -12,10 +12,15 @@ from firmware.r500asm import read_words
 from sim.r500 import fp32
 from sim.r500.quad import LaneInput, run_quad
 from sim.r500.tex import Sampler
-from tests.helpers.shared_data import PUBLISHED_R500, r500_program
+from tests.helpers.shared_data import PUBLISHED_R500, R500_PROGRAMS_DIR
 
 SIZE = 8                                    # texture width and height
 SPECIAL_TOLERANCE = 2 ** -17                # RSQ/RCP/COS chains, relative or absolute
+
+
+@pytest.fixture(autouse=True)
+def _published(r500_programs_dir):
+    """Every test here runs published programs: without them, each is skipped."""
 
 
 def f32(x):
@@ -48,7 +53,7 @@ class Inputs:
         self.samplers = {0: Sampler(0, SIZE, SIZE), 1: Sampler(3 * SIZE * SIZE, SIZE, SIZE)}
 
     def run(self, name):
-        words = read_words(r500_program(name))
+        words = read_words(R500_PROGRAMS_DIR / f"{name}.inc")
         lanes = [LaneInput({i: [fp32.from_float(v) for v in vec] for i, vec in enumerate(t)})
                  for t in self.t]
         constants = {i: [fp32.from_float(v) for v in vec] for i, vec in enumerate(self.c)}
