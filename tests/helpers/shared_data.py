@@ -2,11 +2,12 @@
 reference images), the specification and the published R500 programs. They sit in ``shared``
 beside the checkout (``../shared`` from its root), or in the directory ``$THEIA_SHARED`` names.
 
-Tests that need them take the fixtures ``scenes_dir`` / ``r500_programs_dir`` (tests/conftest.py)
-or call ``require``: without the data they are skipped with one line naming what is missing and
-how to provide it (a fixture's skip is reported at the test). Tests parametrised over the data use the names below (``SCENE_NAMES``,
-``PUBLISHED_R500``), never a directory listing, so that they skip one by one rather than
-vanish; ``test_shared_data.py`` checks that the directories hold exactly these."""
+Tests that need them take the fixtures ``scenes_dir``, ``r500_programs_dir`` or ``spec_dir``
+(tests/conftest.py): without the data they are skipped, each reported at the test with one
+line naming what is missing and how to provide it. Tests parametrised over the data use the
+names below (``SCENE_NAMES``, ``PUBLISHED_R500``), never a directory listing, so that they skip
+one by one rather than vanish; ``tests/test_shared_data.py`` checks that the directories hold
+exactly these."""
 
 import os
 from pathlib import Path
