@@ -103,9 +103,9 @@ class OpSelection:
 
     @staticmethod
     def _joins(a, b):
-        if a.base is None or b.base is None:
-            return a.mod == b.mod or a.base is None and b.base is None
-        return a.base == b.base and a.mod == b.mod
+        """Can one operand read both a's and b's lanes (one base, one modifier)?"""
+        same_base = a.base is None or b.base is None or a.base == b.base
+        return same_base and a.mod == b.mod
 
     @staticmethod
     def _join(a, b):
@@ -293,11 +293,11 @@ class OpSelection:
         x = self.operand_of(cmp_node, lane_swz, 0)
         y = self.operand_of(cmp_node, lane_swz, 1)
         abs_mod = 3 if cmp_node.op in ("seq", "sne") else 0
-        if y.base is None and all(s == ZERO for s in y.sel):
+        if y.base is None and all(s == ZERO for s in y.sel) and y.mod == 0:
             return Operand(x.base, x.sel, compose_mod(abs_mod, x.mod)), None
-        if x.base is None and all(s == ZERO for s in x.sel):
+        if x.base is None and all(s == ZERO for s in x.sel) and x.mod == 0:
             return Operand(y.base, y.sel, compose_mod(abs_mod, compose_mod(1, y.mod))), None
-        if x.base is None and all(s == ONE for s in x.sel) and y.mod == 0 and \
+        if x.base is None and all(s == ONE for s in x.sel) and x.mod == 0 and y.mod == 0 and \
                 y.base is not None and all(isinstance(s, int) for s in y.sel):
             # srcp = 1 - src0
             return Operand("srcp", _ident(len(y.sel)), abs_mod), (3, y, None)
