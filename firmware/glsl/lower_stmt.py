@@ -43,6 +43,7 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         self.dead = False
         self.frames = []
         self.exit_log = []          # exits whose lanes still run on the engine
+        self.inputs_read = set()        # names of the predefined inputs read
         self.not_unrollable = set()     # loop bodies (AST) that could not be unrolled
         self.unroll_work = 0            # work spent on attempts that failed
         self.work = 0                   # statements lowered (unrolled ones each time)
@@ -69,6 +70,8 @@ class StatementLowering(LoopLowering, ExpressionLowering):
     def read_var(self, sym, pos):
         if sym.storage == "const":
             return sym.value
+        if sym.storage == "input":
+            self.inputs_read.add(sym.name)
         return self.env[sym]
 
     def write_var(self, sym, value):

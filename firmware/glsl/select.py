@@ -100,10 +100,13 @@ class Selector(OpSelection, OperandResolver):
                 if n not in live:
                     work.append(n)
         self.live = live
+        # a uniform read in part (a matrix column, say) is placed whole: the interface lists
+        # every component of what the program reads
         leaves = []
-        _walk_regions(self.lowered.region, lambda r, it: leaves.append(it.attr) if
-                      isinstance(it, ir.Node) and it.op == "uniform" and it in live else None)
-        self.pool.place_uniforms(leaves)
+        _walk_regions(self.lowered.region, lambda r, it: leaves.append((it.attr, it in live))
+                      if isinstance(it, ir.Node) and it.op == "uniform" else None)
+        read = {leaf.key for leaf, is_live in leaves if is_live}
+        self.pool.place_uniforms([leaf for leaf, _ in leaves if leaf.key in read])
 
     # --- blocks --------------------------------------------------------------------------------
 

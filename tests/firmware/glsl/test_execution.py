@@ -290,7 +290,8 @@ def test_inputs_fragcoord_and_fragdata():
                                    gl_FragCoord.w);""")
     pixel = [(4, 6), (5, 6), (4, 7), (5, 7)]
     results, run = outs(src, UV, pixel=pixel)
-    assert run.compiled.interface["inputs"] == ["gl_FragCoord/theia_Pixel"]
+    assert run.compiled.interface["inputs"] == ["gl_FragCoord", "gl_FrontFacing", "theia_Pixel",
+                                                "theia_UV0"]
     for (x, y), out in zip(pixel, results):
         assert out == [x + 0.5, y + 0.5, y + 1.0, 1.0]
 
