@@ -37,6 +37,7 @@ class StructDef:
     pos: object
     name: str
     members: list
+    resolved: object = None     # the Struct type, once checked
 
 
 @dataclass(eq=False)

@@ -89,6 +89,8 @@ class Checker(ExpressionChecker):
         return Array(t, self.array_size(size_expr))
 
     def struct(self, sd):
+        if sd.resolved is not None:         # ``struct S {...} a, b;``: one definition
+            return sd.resolved
         members, names = [], set()
         for m in sd.members:
             mt = self.resolve_type(m.type)
@@ -101,6 +103,7 @@ class Checker(ExpressionChecker):
             names.add(m.name)
             members.append((m.name, mt))
         t = Struct(sd.name, members)
+        sd.resolved = t
         if sd.name is not None:
             self._check_name(sd.name, sd.pos)
             self.scope.declare(sd.name, t, sd.pos)
