@@ -181,10 +181,12 @@ class LoopLowering:
     # --- on the flow-control engine ----------------------------------------------------------
 
     def _phis(self, t, kind, loop):
-        """A value of type t made of new phi nodes, one per vector leaf."""
+        """A value of type t made of new phi nodes, one per vector leaf (header phis vary
+        inside the loop, exit phis are defined after it)."""
         comps = []
         for leaf in _leaves(t):
             node = Node("phi", (), Phi(kind, loop), leaf, self.b.pos)
+            self.b.place_phi(node, inside=kind == "header")
             comps.extend((node, i) for i in range(leaf))
         return unflatten(comps, t)
 
@@ -207,7 +209,7 @@ class LoopLowering:
         frame.exit_values = {v: self._phis(v.type, "exit", loop) for v in modified}
         if returns:
             frame.flag = self._phis(FLOAT, "exit", loop)[0]
-        saved_region = self.b.push_scope(loop.body)
+        self.b.push_scope(loop.body)
         self.frames.append(frame)
         self.env = dict(env_outer)
         self.env.update(header)
@@ -236,7 +238,7 @@ class LoopLowering:
             for node, init, end in zip(nodes, inits[v], ends):
                 node.args = (init, self.b.ref(end) if end is not None else None)
                 loop.header.append(node)
-        self.b.pop_scope(saved_region)
+        self.b.pop_scope()
         self.b.emit(loop)
         self._after_real(frame, loop, modified, header, top, env_outer, pc_outer, function)
 

@@ -340,11 +340,14 @@ class OpSelection:
             return comp
         return base.channels[comp]
 
-    def _select_cmp(self, node, cond_ref, if_true, if_false):
-        """Emit ``cond ? if_true : if_false`` (operands) for a bool cond ref."""
+    def _select_cmp(self, node, cond_ref, if_true, if_false, reg=None):
+        """Emit ``cond ? if_true : if_false`` (operands) for a bool cond ref, into node's
+        register (or ``reg``, one component wide)."""
         cnode, cswz, cmod = self.chain(cond_ref)
-        reg = self.result(node)
-        width = node.width
+        if reg is None:
+            reg, width = self.result(node), node.width
+        else:
+            width = 1
         if cnode.op in ("slt", "sge", "seq", "sne") and cmod == 0:
             a, b = (if_true, if_false) if cnode.op in ("sge", "seq") else (if_false, if_true)
             diff, presub = self.difference(cnode, cswz)
@@ -356,6 +359,17 @@ class OpSelection:
         c = self.resolve(cond_ref)
         neg_c = Operand(c.base, c.sel, compose_mod(1, c.mod))
         return self.emit_vec("CMP", reg, _ident(width), [if_false, if_true, neg_c], node=node)
+
+    def flag(self, reg, cond_ref):
+        """``reg`` (a one-component register) = cond ? 1 : 0, setting alu_result to it."""
+        one, zero = Operand(None, [ONE]), Operand(None, [ZERO])
+        if cond_ref is None:
+            mops = self.mov(reg, [0], one)
+        else:
+            mops = self._select_cmp(None, cond_ref, one, zero, reg=reg)
+        for m in mops:
+            m.alu_result = "ne"
+        return mops
 
     def _difference_in_register(self, cnode, cswz):
         """The comparison's difference computed once per distinct lane into a register."""
