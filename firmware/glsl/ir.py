@@ -41,6 +41,7 @@ COMMUTATIVE = frozenset({"add", "mul", "min", "max", "seq", "sne"})
 SPECIAL = frozenset({"rcp", "rsq", "ex2", "lg2", "sin", "cos"})
 _SCALAR_OUT = SPECIAL | {"dot"}
 _NEGATED = {"slt": "sge", "sge": "slt", "seq": "sne", "sne": "seq"}
+_SWIZZLE_BITS = {F.bits(0.0), F.bits(0.5), F.bits(1.0)}
 
 
 class Node:
@@ -224,11 +225,31 @@ class IRBuilder:
         simpler = self._simplify(op, vecs)
         if simpler is not None:
             return simpler
+        if op in F.OPS and width > 1 and all(len(v) == width for v in vecs):
+            split = self._constant_lanes(op, vecs, attr, width)
+            if split is not None:
+                return split
         if op in COMMUTATIVE and self._order(vecs[1]) < self._order(vecs[0]):
             vecs = (vecs[1], vecs[0])
         args = tuple(self.ref(v) for v in vecs)
         node = self.new_node(op, args, attr, width)
         return tuple((node, i) for i in range(width))
+
+    def _constant_lanes(self, op, vecs, attr, width):
+        """Lanes whose operands are all constant fold on their own when their results are
+        swizzle constants (0, 1/2, 1: free to read); the rest is a narrower operation."""
+        fixed = {}
+        for i in range(width):
+            if all(is_const(v[i]) for v in vecs):
+                value = F.fold(op, [[const_value(v[i])] for v in vecs])[0]
+                if F.bits(F.f32(value)) in _SWIZZLE_BITS:
+                    fixed[i] = value
+        if not fixed or len(fixed) == width:
+            return None
+        rest = [i for i in range(width) if i not in fixed]
+        part = iter(self.op(op, *(tuple(v[i] for i in rest) for v in vecs), attr=attr))
+        return tuple(self.const([fixed[i]])[0] if i in fixed else next(part)
+                     for i in range(width))
 
     def _select_defined(self, op, c, x, y):
         """A select where a side is undefined takes the other side there."""

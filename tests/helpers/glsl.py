@@ -37,7 +37,7 @@ class Run:
     def out(self, lane=0, target=0):
         """Render target ``target`` of a lane as floats (None if not written)."""
         lr = self.result.lanes[lane]
-        if target not in lr.outputs:
+        if lr.killed or target not in lr.outputs:
             return None
         return [fp32.to_float(w) for w in lr.outputs[target]]
 
