@@ -36,6 +36,7 @@ class Checker(ExpressionChecker):
         self.loop_depth = 0
         self.globals = []
         self.functions = []
+        self.outputs_written = {}       # output name -> first assignment
 
     # --- constants ---------------------------------------------------------------------------
 
@@ -333,6 +334,10 @@ class Checker(ExpressionChecker):
         v = super().lvalue(e, what)
         if v.storage in ("global", "output") and self.current is not None:
             self.current.modifies.add(v)
+        if v.storage == "output":
+            self.outputs_written.setdefault(v.name, e.pos)
+            if len(self.outputs_written) > 1:
+                _fail("a shader may write gl_FragColor or gl_FragData, not both", e.pos)
         return v
 
 
