@@ -89,16 +89,21 @@ class Checker(ExpressionChecker):
             return Array(t, None)
         return Array(t, self.array_size(size_expr))
 
+    def _declared_type(self, spec, array, pos, what):
+        """The type of a member or parameter: its type with its declarator's array."""
+        t = self.resolve_type(spec)
+        if array is not None:
+            t = self._array_of(t, array, pos, False)
+        if t == VOID:
+            _fail(f"{what} cannot be void", pos)
+        return t
+
     def struct(self, sd):
         if sd.resolved is not None:         # ``struct S {...} a, b;``: one definition
             return sd.resolved
         members, names = [], set()
         for m in sd.members:
-            mt = self.resolve_type(m.type)
-            if m.array is not None:
-                mt = self._array_of(mt, m.array, m.pos, False)
-            if mt == VOID:
-                _fail("a struct member cannot be void", m.pos)
+            mt = self._declared_type(m.type, m.array, m.pos, "a struct member")
             if m.name in names:
                 _fail(f"member '{m.name}' is declared twice", m.pos)
             names.add(m.name)
@@ -177,11 +182,7 @@ class Checker(ExpressionChecker):
             _fail("a function cannot return a sampler", f.return_type.pos)
         params = []
         for p in f.params:
-            pt = self.resolve_type(p.type)
-            if p.array is not None:
-                pt = self._array_of(pt, p.array, p.pos, False)
-            if pt == VOID:
-                _fail("a parameter cannot be void", p.pos)
+            pt = self._declared_type(p.type, p.array, p.pos, "a parameter")
             if pt.has_sampler and p.direction != "in":
                 _fail("a sampler parameter must be 'in'", p.pos)
             params.append((pt, "const" if p.const else p.direction))
