@@ -80,7 +80,7 @@ class Precision:
 @dataclass(eq=False)
 class TranslationUnit:
     items: list                 # VarDecl, StructDef (alone), Function, Precision
-    version: int = 110
+    version: int = None         # the #version, if any
 
 
 # --- statements --------------------------------------------------------------------------------

@@ -124,8 +124,8 @@ ERRORS = [
      'float f() { return 1.0; }\n',
      'no_main.frag:1:1: the shader has no main() function'),
     ('implicit_110',
-     'void main() {\n  float x = 1;\n}\n',
-     "implicit_110.frag:2:13: initialiser of 'x': cannot convert 'int' to 'float' (GLSL 1.10 ha"
+     '#version 110\nvoid main() {\n  float x = 1;\n}\n',
+     "implicit_110.frag:3:13: initialiser of 'x': cannot convert 'int' to 'float' (GLSL 1.10 ha"
      "s no implicit int-to-float conversion)"),
     ('constructor_many',
      'void main() {\n  vec2 v = vec2(1.0, 2.0, 3.0);\n}\n',

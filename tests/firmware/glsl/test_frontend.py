@@ -25,7 +25,8 @@ def colour(source, uniforms=None):
 def test_version_and_predefined_macros():
     assert texts("#version 120\nint v = __VERSION__; int l = __LINE__;\n")[0] == \
         ["int", "v", "=", "120", ";", "int", "l", "=", "2", ";"]
-    assert texts("float x;")[1] == 110
+    assert texts("float x;")[1] is None         # 1.10, with 1.20's additions accepted
+    assert texts("int v = __VERSION__;")[0][3] == "110"
     assert texts("// first\n/* a\n comment */ #version 120\nfloat x;")[1] == 120
 
 
