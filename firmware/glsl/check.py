@@ -7,7 +7,7 @@ from firmware.glsl import ast
 from firmware.glsl.check_expr import ExpressionChecker
 from firmware.glsl.errors import GlslError
 from firmware.glsl.symbols import FunctionSymbol, Scope, Variable, builtin_scope
-from firmware.glsl.types import (BOOL, INT, VOID, Array, Matrix, Sampler, Struct,
+from firmware.glsl.types import (BOOL, INT, VOID, Array, Matrix, Struct,
                                  type_by_name)
 
 __all__ = ["check", "CheckedProgram"]

@@ -5,8 +5,8 @@ from firmware.glsl.errors import GlslError
 from firmware.glsl.ir import IRBuilder, const_value
 from firmware.glsl.lower_stmt import StatementLowering
 from firmware.glsl.symbols import INPUTS
-from firmware.glsl.types import Array, Basic, Matrix, Sampler, Struct
-from firmware.glsl.values import SamplerValue, flatten, zero_of
+from firmware.glsl.types import Array, Basic, Matrix, Sampler
+from firmware.glsl.values import SamplerValue, zero_of
 
 __all__ = ["lower_program", "LoweredProgram", "UniformLeaf", "FRAGCOORD_TEMP"]
 

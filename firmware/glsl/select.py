@@ -14,9 +14,8 @@ from firmware.glsl import ir
 from firmware.glsl.constants import ConstantPool
 from firmware.glsl.errors import GlslError
 from firmware.glsl.fold import bits as fbits
-from firmware.glsl.machine import (ALPHA_ONLY, HALF, ONE, ZERO, Block, FcItem, Inline, MOp,
-                                   Operand, VReg)
-from firmware.glsl.operands import OperandResolver, compose_mod
+from firmware.glsl.machine import Block, FcItem, MOp, Operand, VReg
+from firmware.glsl.operands import OperandResolver
 from firmware.glsl.select_ops import OpSelection
 
 __all__ = ["select", "Selection", "LOOP_STACK"]

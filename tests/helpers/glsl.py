@@ -4,7 +4,6 @@ results as floats."""
 from firmware.glsl import compile_glsl
 from sim.r500 import fp32
 from sim.r500.quad import LaneInput, run_quad
-from sim.r500.tex import Sampler
 
 __all__ = ["run_glsl", "Run", "set_uniforms"]
 
