@@ -262,9 +262,10 @@ class LoopLowering:
                                   dict(self.env)))
             self.pathcond = self.and_(pc_outer, self.not_(flag))
 
-    def _break(self, frame, cond, kind):
-        """A BREAK of ``frame``'s loop where ``cond`` (and the path) holds."""
-        cond = self.and_(self.pathcond, cond)
+    def _break(self, frame, cond, kind, on_path=True):
+        """A BREAK of ``frame``'s loop where ``cond`` (and, ``on_path``, the path) holds."""
+        if on_path:
+            cond = self.and_(self.pathcond, cond)
         copies = []
         for v, phis in frame.exit_values.items():
             for node, leaf in zip(_leaf_nodes(phis, v.type), _leaf_values(self.env[v], v.type)):
@@ -277,8 +278,10 @@ class LoopLowering:
         return item
 
     def break_real(self, frame, exit_):
-        """An exit that leaves the engine loop of ``frame`` (its own break, or a return)."""
-        self._break(frame, None, exit_.kind if exit_.kind == "return" else None)
+        """An exit that leaves the engine loop of ``frame`` (its own break, or a return),
+        where its lanes are (``exit_.cond``: the path where it was taken)."""
+        self._break(frame, exit_.cond, exit_.kind if exit_.kind == "return" else None,
+                    on_path=False)
 
 
 def _leaves(t):

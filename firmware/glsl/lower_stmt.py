@@ -167,14 +167,9 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         cond = self.pathcond
         if cond is None:
             value = self.scalar(-1.0)
-        elif cond[0][0].op == "slt":
-            # x < y: x - y is negative (its sign bit set: killed) exactly there, but for
-            # zeros of opposite signs
-            node, i = cond[0]
-            x, y = (((n, sw[i]),) for n, sw in node.args)
-            value = self.sub(x, y)
         else:
-            # -1 where the path runs, +0 elsewhere
+            # -1 (its sign bit set: killed) where the path runs, +0 elsewhere: a select that
+            # selection makes one CMP on the path's comparison
             value = self.op("select", cond, self.scalar(-1.0), self.scalar(0.0))
         self.b.emit(Kill(self.b.ref(value), s.pos))
         self.dead = True

@@ -385,12 +385,12 @@ class OpSelection:
 
     @staticmethod
     def _fits(operands, presub):
-        bases = {p.base for p in presub[1:] if p is not None}
-        for o in operands:
-            if o.base is not None and o.base not in bases:
-                bases.add(o.base)
-        slots = len({b for b in bases})
-        return slots <= 3
+        """Do the operands fit the slots the pre-subtract leaves (it takes slot 0, and slot 1
+        when it has two operands, even for one base twice)?"""
+        inputs = [p for p in presub[1:] if p is not None]
+        own = {p.base for p in inputs}
+        others = {o.base for o in operands if o.base is not None and o.base not in own}
+        return len(inputs) + len(others) <= 3
 
     def _n_select(self, node):
         a, b = self.resolve(node.args[1]), self.resolve(node.args[2])

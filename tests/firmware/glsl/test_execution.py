@@ -8,8 +8,17 @@ import random
 
 import pytest
 
+from firmware.glsl import Limits
+from firmware.glsl.check import check
+from firmware.glsl.lexer import tokenize
+from firmware.glsl.lower import lower_program
+from firmware.glsl.lower_expr import ConstantEvaluator
+from firmware.glsl.parser import parse
+from firmware.glsl.preprocessor import preprocess
 from sim.r500 import fp32
+from tests.firmware.glsl.random_programs import RandomProgram
 from tests.helpers.glsl import run_glsl
+from tests.helpers.glsl_ir import run_ir
 
 
 def f32(x):
@@ -369,3 +378,27 @@ def test_random_expressions(seed):
         env.update({c: float(c) for c in constants})
         want = [fn(env) for _, fn in exprs] + [float(fcond(env))]
         assert out == pytest.approx(want, rel=1e-6, abs=1e-6), src
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_programs(seed):
+    """Random programs of assignments, ifs, loops (unrolled and on the engine), break,
+    continue, return and discard against their meaning in Python, lane by lane; and the
+    machine code against the IR it was made from (tests/helpers/glsl_ir.py), bit for bit."""
+    program = RandomProgram(seed)
+    source = "#version 120\n" + program.source
+    lowered = lower_program(check(parse(*preprocess(tokenize(source))), Limits(),
+                                  ConstantEvaluator()), Limits())
+    rng = random.Random(seed)
+    for n in (0, 3):
+        uv = [[float(rng.randrange(-3, 4)) / 2 for _ in range(3)] for _ in range(4)]
+        run = run_glsl(source, {"n": n}, lanes=[{2: list(v) + [0.0]} for v in uv])
+        for lane, v in enumerate(uv):
+            want = program.run(v, n)
+            assert run.killed(lane) == (want is None), program.source
+            ir_out = run_ir(lowered, {"n": [float(n)]}, {2: list(v) + [0.0]})
+            assert (ir_out is None) == (want is None)
+            if want is not None:
+                assert run.out(lane) == pytest.approx(want, rel=1e-6, abs=1e-6), \
+                    program.source
+                assert run.out(lane) == ir_out[0]

@@ -1,0 +1,152 @@
+"""Random GLSL programs with their meaning in Python: assignments, if/else, loops with constant
+and uniform trip counts (so both unrolled and on the flow-control engine), break, continue,
+return from main and discard, over float variables, with values that stay exact or round as
+binary32 does each step."""
+
+import random
+
+from sim.r500 import fp32
+
+__all__ = ["RandomProgram"]
+
+VARS = ("x", "y", "z")
+
+
+def f32(v):
+    return fp32.to_float(fp32.from_float(v))
+
+
+class _Return(Exception):
+    pass
+
+
+class _Discard(Exception):
+    pass
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class RandomProgram:
+    """``source`` (GLSL) and ``run(inputs, n)`` (Python: the output vec4, or None when
+    discarded); inputs x, y, z per lane, n the uniform loop count."""
+
+    def __init__(self, seed, size=10):
+        self.rng = random.Random(seed)
+        self.loop_depth = 0
+        body = self._block(size, depth=0)
+        self.source = ("uniform int n;\nvoid main() {\n"
+                       " float x = theia_UV0.x, y = theia_UV0.y, z = theia_UV0.z;\n"
+                       " gl_FragColor = vec4(0.0);\n"
+                       + "".join(" " + t + "\n" for t in body[0])
+                       + " gl_FragColor = vec4(x, y, z, 1.0);\n}\n")
+        self.program = body[1]
+
+    # --- expressions --------------------------------------------------------------------------
+
+    def _expr(self, depth):
+        r = self.rng
+        if depth == 0 or r.random() < 0.3:
+            if r.random() < 0.6:
+                v = r.choice(VARS)
+                return v, lambda env, v=v: env[v]
+            c = r.choice([0.0, 0.5, 1.0, 2.0, -1.0, 3.0, 0.25])
+            return f"{c!r}", lambda env, c=c: c
+        op = r.choice(["+", "-", "*", "min", "max"])
+        (ta, fa), (tb, fb) = self._expr(depth - 1), self._expr(depth - 1)
+        if op in ("min", "max"):
+            fn = min if op == "min" else max
+            return f"{op}({ta}, {tb})", lambda env: fn(fa(env), fb(env))
+        ops = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
+        return f"({ta} {op} {tb})", lambda env, op=op: f32(ops[op](fa(env), fb(env)))
+
+    def _cond(self):
+        (ta, fa), (tb, fb) = self._expr(1), self._expr(1)
+        op = self.rng.choice(["<", ">", "<=", ">=", "==", "!="])
+        rel = {"<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+               ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
+               "!=": lambda a, b: a != b}[op]
+        return f"{ta} {op} {tb}", lambda env: rel(fa(env), fb(env))
+
+    # --- statements ---------------------------------------------------------------------------
+
+    def _block(self, size, depth):
+        texts, fns = [], []
+        for _ in range(max(1, size)):
+            t, fn = self._statement(depth)
+            texts.extend(t)
+            fns.append(fn)
+
+        def run(env):
+            for fn in fns:
+                fn(env)
+        return texts, run
+
+    def _statement(self, depth):
+        r = self.rng
+        kinds = ["assign"] * 5 + ["if"] * 2
+        if depth < 2:
+            kinds += ["loop"]
+        if self.loop_depth:
+            kinds += ["break", "continue"]
+        kinds += ["return", "discard"]
+        kind = r.choice(kinds)
+        if kind == "assign":
+            v = r.choice(VARS)
+            t, fn = self._expr(2)
+
+            def assign(env, v=v, fn=fn):
+                env[v] = fn(env)
+            return [f"{v} = {t};"], assign
+        if kind in ("break", "continue", "return", "discard"):
+            ct, cf = self._cond()
+            exc = {"break": _Break, "continue": _Continue, "return": _Return,
+                   "discard": _Discard}[kind]
+            pre = "gl_FragColor = vec4(x, y, -1.0, 0.0); " if kind == "return" else ""
+
+            def jump(env, cf=cf, exc=exc):
+                if cf(env):
+                    raise exc
+            return [f"if ({ct}) {{ {pre}{kind}; }}"], jump
+        if kind == "if":
+            ct, cf = self._cond()
+            then_t, then_f = self._block(r.randrange(1, 3), depth + 1)
+            else_t, else_f = self._block(r.randrange(1, 3), depth + 1)
+
+            def branch(env):
+                (then_f if cf(env) else else_f)(env)
+            return ([f"if ({ct}) {{"] + ["  " + t for t in then_t] + ["} else {"]
+                    + ["  " + t for t in else_t] + ["}"]), branch
+        counter = f"i{depth}"
+        uniform = r.random() < 0.5
+        bound = "n" if uniform else str(r.randrange(0, 4))
+        self.loop_depth += 1
+        body_t, body_f = self._block(r.randrange(1, 4), depth + 1)
+        self.loop_depth -= 1
+
+        def loop(env, bound=bound):
+            count = env["n"] if bound == "n" else int(bound)
+            for _ in range(count):
+                try:
+                    body_f(env)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+        return ([f"for (int {counter} = 0; {counter} < {bound}; {counter}++) {{"]
+                + ["  " + t for t in body_t] + ["}"]), loop
+
+    def run(self, inputs, n):
+        env = dict(zip(VARS, inputs), n=n)
+        try:
+            self.program(env)
+        except _Return:
+            return [env["x"], env["y"], -1.0, 0.0]
+        except _Discard:
+            return None
+        return [env["x"], env["y"], env["z"], 1.0]
