@@ -44,6 +44,7 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         self.frames = []
         self.exit_log = []          # exits whose lanes still run on the engine
         self.inputs_read = set()        # names of the predefined inputs read
+        self.output_pos = {}            # output Variable -> its first assignment
         self.not_unrollable = set()     # loop bodies (AST) that could not be unrolled
         self.unroll_work = 0            # work spent on attempts that failed
         self.work = 0                   # statements lowered (unrolled ones each time)
@@ -75,6 +76,8 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         return self.env[sym]
 
     def write_var(self, sym, value):
+        if sym.storage == "output":
+            self.output_pos.setdefault(sym, self.b.pos)
         self.env[sym] = value
 
     def has_effects(self, e):
@@ -285,4 +288,4 @@ class StatementLowering(LoopLowering, ExpressionLowering):
             for target, vec in enumerate(targets):
                 comps = {ch: c for ch, c in enumerate(vec) if c[0].op != "undef"}
                 if comps:
-                    self.b.emit(Output(target, comps))
+                    self.b.emit(Output(target, comps, self.output_pos.get(var)))

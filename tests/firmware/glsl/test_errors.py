@@ -166,6 +166,11 @@ ERRORS = [
 ]
 
 LIMITS = [
+    ('input_temporary',
+     'void main() {\n  gl_FragColor = vec4(theia_Diffuse, 1.0);\n}\n',
+     Limits(temporaries=5),
+     "input_temporary.frag:2:16: the shader reads input temporary 7; the build has 5 "
+     "temporaries"),
     ('temporaries',
      'uniform vec4 a, b, c;\nvoid main() {\n  vec4 x = a * b, y = b * c, z = a * c;\n  gl_FragC'
      'olor = x * y * z + x + y + z;\n}\n',
@@ -185,7 +190,7 @@ LIMITS = [
     ('instructions',
      'uniform vec4 a;\nvoid main() {\n  vec4 x = sin(a);\n  gl_FragColor = x;\n}\n',
      Limits(temporaries=128, constants=256, instructions=3, samplers=16),
-     "instructions.frag:3:12: the shader needs more than 3 instructions (the build's limit)"),
+     "instructions.frag:4:16: the shader needs more than 3 instructions (the build's limit)"),
     ('samplers',
      'uniform sampler2D s0;\nuniform sampler2D s1;\nuniform sampler2D s2;\nvoid main() {\n  gl_'
      'FragColor = texture2D(s0, vec2(0.0)) + texture2D(s1, vec2(0.0)) + texture2D(s2, vec2(0.0)'
