@@ -159,10 +159,11 @@ class LoopLowering:
                 if env is None:
                     self.dead = True
                     break
+                # the next iteration runs where this one did, but for the lanes that broke
+                # or returned (those that continued are back)
                 self.env, self.dead = env, False
-                if left:
-                    self.pathcond = self.and_(pc_start, self.not_(
-                        self.or_([e.cond for e in left])))
+                self.pathcond = pc_start if not left else self.and_(pc_start, self.not_(
+                    self.or_([e.cond for e in left])))
                 if step is not None:
                     self.value(step)
                 if not test_first and cond is not None and iterations:
@@ -225,7 +226,9 @@ class LoopLowering:
         env = self.merge_exits(continues, None if self.dead else self.env)
         self.forget_exits(frame)
         if env is not None:
-            self.env, self.dead = env, False
+            # lanes that continued run the step and the condition too (those that broke
+            # are inactive on the engine)
+            self.env, self.dead, self.pathcond = env, False, None
             if step is not None:
                 self.value(step)
             if not test_first and cond is not None:

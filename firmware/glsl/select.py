@@ -203,34 +203,40 @@ class Selector(OpSelection, OperandResolver):
             if op.base is dst and op.mod == 0 and list(op.sel) == list(range(dst.width)):
                 continue
             plan.append((dst, op, ref[0]))
-        written, pending = set(), list(plan)
+        # which values are computed in place (in an order where none reads a phi another
+        # has already written), then the sources of the other copies that some copy writes
+        # are saved before anything is written, then the sunk operations, then the moves
+        sinks, written, pending = [], set(), list(plan)
         progress = True
-        while progress:                     # sink first what no other sinking reads
+        while progress:
             progress = False
             for item in sorted(pending, key=lambda it: sum(
                     self._reads(other[2], it[0]) for other in pending if other is not it)):
-                if self._sink(*item, written):
+                if self._can_sink(*item, written):
                     pending.remove(item)
+                    sinks.append(item)
                     written.add(item[0])
                     progress = True
                     break
-        saved = []
-        for i, (dst, op, node) in enumerate(pending):
+        moves = []
+        for dst, op, node in pending:
             if op.base in targets and any(d is op.base for d, _, _ in plan if d is not dst):
                 tmp = VReg(dst.width, dst.channels)
                 self.mov(tmp, range(dst.width), op)
                 op = Operand(tmp, range(dst.width))
-            saved.append((dst, op))
-        for dst, op in saved:
+            moves.append((dst, op))
+        for dst, op, node in sinks:
+            self._sink(dst, node)
+        for dst, op in moves:
             for mop in self.mov(dst, range(dst.width), op):
                 mop.note = "copy"
 
     def _reads(self, node, reg):
         return any(v is reg for m in self.mops_of.get(node, []) for v, _ in m.reads())
 
-    def _sink(self, dst, op, node, written):
-        """Compute ``node`` (whose value only this copy reads) into ``dst`` at the copy's
-        place; False if it cannot be."""
+    def _can_sink(self, dst, op, node, written):
+        """Can ``node`` (whose value only this copy reads) be computed into ``dst`` at the
+        copy's place?"""
         src = op.base
         if not isinstance(src, VReg) or src.pinned is not None or op.mod or \
                 list(op.sel) != list(range(dst.width)) or src.width != dst.width or \
@@ -247,16 +253,18 @@ class Selector(OpSelection, OperandResolver):
                 want, have = dst.channels[c], src.channels[c]
                 if have is not None and have != want:
                     return False
-                if have is None and (want == 3) != (m.unit in ("any", "alpha")) and \
-                        not (want != 3 and m.unit in ("any", "rgb")):
+                if have is None and not (want == 3 and m.unit in ("any", "alpha") or
+                                         want != 3 and m.unit in ("any", "rgb")):
                     return False
-        for m in mops:
+        return True
+
+    def _sink(self, dst, node):
+        for m in self.mops_of[node]:
             self.cur.mops.remove(m)
             if m.unit == "any":
                 m.unit = "alpha" if dst.channels[m.comps[0]] == 3 else "rgb"
             m.dst = dst
             self.cur.mops.append(m)
-        return True
 
     def loop(self, loop, region):
         """A loop of up to 255 x 255 iterations: an outer LOOP around the inner LOOP the
