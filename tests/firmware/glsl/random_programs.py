@@ -16,6 +16,23 @@ def f32(v):
     return fp32.to_float(fp32.from_float(v))
 
 
+#: a function with an early return and an inout parameter, called as ``v = f(w, expr)``
+HELPER = """float f(inout float a, float b) {
+ if (a > b) return a - b;
+ a = a * 0.5;
+ return b;
+}
+"""
+
+
+def _helper(env, var, b):
+    a = env[var]
+    if a > b:
+        return f32(a - b)
+    env[var] = f32(a * 0.5)
+    return b
+
+
 class _Return(Exception):
     pass
 
@@ -40,7 +57,7 @@ class RandomProgram:
         self.rng = random.Random(seed)
         self.loop_depth = 0
         body = self._block(size, depth=0)
-        self.source = ("uniform int n;\nvoid main() {\n"
+        self.source = ("uniform int n;\n" + HELPER + "void main() {\n"
                        " float x = theia_UV0.x, y = theia_UV0.y, z = theia_UV0.z;\n"
                        " gl_FragColor = vec4(0.0);\n"
                        + "".join(" " + t + "\n" for t in body[0])
@@ -89,9 +106,9 @@ class RandomProgram:
 
     def _statement(self, depth):
         r = self.rng
-        kinds = ["assign"] * 5 + ["if"] * 2
+        kinds = ["assign"] * 5 + ["if"] * 2 + ["call"]
         if depth < 2:
-            kinds += ["loop"]
+            kinds += ["loop", "while", "do"]
         if self.loop_depth:
             kinds += ["break", "continue"]
         kinds += ["return", "discard"]
@@ -103,6 +120,16 @@ class RandomProgram:
             def assign(env, v=v, fn=fn):
                 env[v] = fn(env)
             return [f"{v} = {t};"], assign
+        if kind == "call":
+            v, w = r.choice(VARS), r.choice(VARS)
+            t, fn = self._expr(1)
+
+            def call(env, v=v, w=w, fn=fn):
+                b = fn(env)
+                env[v] = _helper(env, w, b)
+            return [f"{v} = f({w}, {t});"], call
+        if kind in ("while", "do"):
+            return self._while(depth, kind)
         if kind in ("break", "continue", "return", "discard"):
             ct, cf = self._cond()
             exc = {"break": _Break, "continue": _Continue, "return": _Return,
@@ -140,6 +167,39 @@ class RandomProgram:
                     break
         return ([f"for (int {counter} = 0; {counter} < {bound}; {counter}++) {{"]
                 + ["  " + t for t in body_t] + ["}"]), loop
+
+    def _while(self, depth, kind):
+        """``while (cond && w < k) { w++; ... }`` or its do-while: a dynamic condition with
+        a cap, the counter first so that continue skips nothing it needs."""
+        ct, cf = self._cond()
+        counter = f"w{depth}"
+        bound = "n" if self.rng.random() < 0.5 else str(self.rng.randrange(1, 4))
+        self.loop_depth += 1
+        body_t, body_f = self._block(self.rng.randrange(1, 4), depth + 1)
+        self.loop_depth -= 1
+        cond = f"{ct} && {counter} < {bound}"
+
+        def loop(env, bound=bound):
+            count = env["n"] if bound == "n" else int(bound)
+            w = 0
+            first = kind == "do"
+            while first or (cf(env) and w < count):
+                first = False
+                w += 1
+                try:
+                    body_f(env)
+                except _Continue:
+                    pass
+                except _Break:
+                    break
+                if kind == "do" and not (cf(env) and w < count):
+                    break
+        inner = ["  " + counter + "++;"] + ["  " + t for t in body_t]
+        if kind == "while":
+            text = ([f"{{ int {counter} = 0; while ({cond}) {{"] + inner + ["} }"])
+        else:
+            text = ([f"{{ int {counter} = 0; do {{"] + inner + [f"}} while ({cond}); }}"])
+        return text, loop
 
     def run(self, inputs, n):
         env = dict(zip(VARS, inputs), n=n)
