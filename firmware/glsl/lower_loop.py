@@ -162,8 +162,7 @@ class LoopLowering:
                 # the next iteration runs where this one did, but for the lanes that broke
                 # or returned (those that continued are back)
                 self.env, self.dead = env, False
-                self.pathcond = pc_start if not left else self.and_(pc_start, self.not_(
-                    self.or_([e.cond for e in left])))
+                self.pathcond = self.excluding(pc_start, [e.cond for e in left])
                 if step is not None:
                     self.value(step)
                 if not test_first and cond is not None and iterations:
@@ -176,8 +175,7 @@ class LoopLowering:
         self.dead = final is None
         if final is not None:
             self.env = final
-        self.pathcond = pc_entry if not returned else \
-            self.and_(pc_entry, self.not_(self.or_(returned)))
+        self.pathcond = self.excluding(pc_entry, returned)
 
     # --- on the flow-control engine ----------------------------------------------------------
 

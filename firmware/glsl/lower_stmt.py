@@ -58,6 +58,16 @@ class StatementLowering(LoopLowering, ExpressionLowering):
             return a
         return self.op("mul", a, b)
 
+    def excluding(self, pc, conds):
+        """The lanes of ``pc`` but those of ``conds`` (exits taken): None is every lane,
+        a constant 0 none."""
+        if not conds:
+            return pc
+        taken = self.or_(conds)
+        if taken is None:
+            return self.scalar(0.0)
+        return self.and_(pc, self.not_(taken))
+
     def or_(self, conds):
         acc = None
         for c in conds:
@@ -153,8 +163,7 @@ class StatementLowering(LoopLowering, ExpressionLowering):
                 a, b = env_t.get(var), env_e.get(var)
                 if a != b:
                     self.env[var] = self.select(c, a, b, var.type)
-        self.pathcond = pc0 if not exits else \
-            self.and_(pc0, self.not_(self.or_([e.cond for e in exits])))
+        self.pathcond = self.excluding(pc0, [e.cond for e in exits])
 
     def conditional(self, cond, then_fn, else_fn, t):
         """The value of ``cond ? then_fn() : else_fn()`` where a side has effects."""
