@@ -59,9 +59,12 @@ class RandomProgram:
         body = self._block(size, depth=0)
         self.source = ("uniform int n;\n" + HELPER + "void main() {\n"
                        " float x = theia_UV0.x, y = theia_UV0.y, z = theia_UV0.z;\n"
+                       " vec3 v = theia_UV0.zxy;\n"
+                       " float a[3]; a[0] = y; a[1] = z; a[2] = x;\n"
                        " gl_FragColor = vec4(0.0);\n"
                        + "".join(" " + t + "\n" for t in body[0])
-                       + " gl_FragColor = vec4(x, y, z, 1.0);\n}\n")
+                       + " gl_FragColor = vec4(x + v.x, y + v.y + a[1], z + v.z, a[0] "
+                       "+ a[2]);\n}\n")
         self.program = body[1]
 
     # --- expressions --------------------------------------------------------------------------
@@ -106,7 +109,7 @@ class RandomProgram:
 
     def _statement(self, depth):
         r = self.rng
-        kinds = ["assign"] * 5 + ["if"] * 2 + ["call"]
+        kinds = ["assign"] * 5 + ["if"] * 2 + ["call", "vector", "array"]
         if depth < 2:
             kinds += ["loop", "while", "do"]
         if self.loop_depth:
@@ -120,6 +123,10 @@ class RandomProgram:
             def assign(env, v=v, fn=fn):
                 env[v] = fn(env)
             return [f"{v} = {t};"], assign
+        if kind == "vector":
+            return self._vector()
+        if kind == "array":
+            return self._array()
         if kind == "call":
             v, w = r.choice(VARS), r.choice(VARS)
             t, fn = self._expr(1)
@@ -168,6 +175,42 @@ class RandomProgram:
         return ([f"for (int {counter} = 0; {counter} < {bound}; {counter}++) {{"]
                 + ["  " + t for t in body_t] + ["}"]), loop
 
+    def _vector(self):
+        """``v.<mask> = v.<swizzle> * s + v.<mask>``: a write mask, a swizzle, a MAD."""
+        k = self.rng.randrange(1, 4)
+        mask = "".join(self.rng.sample("xyz", k))
+        swz = "".join(self.rng.choice("xyz") for _ in range(k))
+        t, fn = self._expr(1)
+
+        def assign(env, mask=mask, swz=swz, fn=fn):
+            s = fn(env)
+            v = list(env["v"])
+            new = [f32(f32(v["xyz".index(b)] * s) + v["xyz".index(a)])
+                   for a, b in zip(mask, swz)]
+            for a, value in zip(mask, new):
+                v["xyz".index(a)] = value
+            env["v"] = v
+        vec = f"vec{k}" if k > 1 else "float"
+        return [f"v.{mask} = v.{swz} * {vec}({t}) + v.{mask};"], assign
+
+    def _array(self):
+        """``a[int(clamp(e, 0.0, 2.0))] = e'`` or ``x = a[...]``: dynamic indices."""
+        (ti, fi), (tv, fv) = self._expr(1), self._expr(1)
+        index = f"int(clamp({ti}, 0.0, 2.0))"
+        var = self.rng.choice(VARS)
+        if self.rng.random() < 0.5:
+            def write(env, fi=fi, fv=fv):
+                i = int(min(max(fi(env), 0.0), 2.0))
+                value = fv(env)
+                a = list(env["a"])
+                a[i] = value
+                env["a"] = a
+            return [f"a[{index}] = {tv};"], write
+
+        def read(env, fi=fi, var=var):
+            env[var] = env["a"][int(min(max(fi(env), 0.0), 2.0))]
+        return [f"{var} = a[{index}];"], read
+
     def _while(self, depth, kind):
         """``while (cond && w < k) { w++; ... }`` or its do-while: a dynamic condition with
         a cap, the counter first so that continue skips nothing it needs."""
@@ -203,10 +246,14 @@ class RandomProgram:
 
     def run(self, inputs, n):
         env = dict(zip(VARS, inputs), n=n)
+        x, y, z = inputs
+        env["v"], env["a"] = [z, x, y], [y, z, x]
         try:
             self.program(env)
         except _Return:
             return [env["x"], env["y"], -1.0, 0.0]
         except _Discard:
             return None
-        return [env["x"], env["y"], env["z"], 1.0]
+        v, a = env["v"], env["a"]
+        return [f32(env["x"] + v[0]), f32(f32(env["y"] + v[1]) + a[1]), f32(env["z"] + v[2]),
+                f32(a[0] + a[2])]
