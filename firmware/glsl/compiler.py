@@ -125,6 +125,8 @@ def _compile(source, path, limits):
         program = assemble(asm, path=None)
     except R500AsmError as e:
         raise AssertionError(f"the compiler made assembly the assembler refuses: {e}\n{asm}")
+    asm = asm.replace(" by firmware.glsl\n", f" by firmware.glsl "
+                      f"({program.instructions} instructions)\n", 1)
     if program.instructions > limits.instructions:      # an instruction past an end loop
         raise GlslError(f"the shader needs more than {limits.instructions} instructions "
                         f"(the build's limit)", None)
