@@ -7,13 +7,29 @@ import random
 
 from sim.r500 import fp32
 
-__all__ = ["RandomProgram"]
+__all__ = ["RandomProgram", "binary", "RELATIONS"]
 
 VARS = ("x", "y", "z")
 
 
 def f32(v):
     return fp32.to_float(fp32.from_float(v))
+
+
+#: GLSL's relational operators on Python floats (IEEE's, as the R500's comparisons)
+RELATIONS = {"<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+             ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
+
+
+def binary(op, a, b):
+    """GLSL text and meaning of ``a op b`` (+ - * min max) for (text, function) operands,
+    each arithmetic step rounded to binary32."""
+    (ta, fa), (tb, fb) = a, b
+    if op in ("min", "max"):
+        fn = min if op == "min" else max
+        return f"{op}({ta}, {tb})", lambda env: fn(fa(env), fb(env))
+    return f"({ta} {op} {tb})", lambda env: f32(_ARITH[op](fa(env), fb(env)))
 
 
 #: a function with an early return and an inout parameter, called as ``v = f(w, expr)``
@@ -78,19 +94,12 @@ class RandomProgram:
             c = r.choice([0.0, 0.5, 1.0, 2.0, -1.0, 3.0, 0.25])
             return f"{c!r}", lambda env, c=c: c
         op = r.choice(["+", "-", "*", "min", "max"])
-        (ta, fa), (tb, fb) = self._expr(depth - 1), self._expr(depth - 1)
-        if op in ("min", "max"):
-            fn = min if op == "min" else max
-            return f"{op}({ta}, {tb})", lambda env: fn(fa(env), fb(env))
-        ops = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
-        return f"({ta} {op} {tb})", lambda env, op=op: f32(ops[op](fa(env), fb(env)))
+        return binary(op, self._expr(depth - 1), self._expr(depth - 1))
 
     def _cond(self):
         (ta, fa), (tb, fb) = self._expr(1), self._expr(1)
-        op = self.rng.choice(["<", ">", "<=", ">=", "==", "!="])
-        rel = {"<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
-               ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
-               "!=": lambda a, b: a != b}[op]
+        op = self.rng.choice(list(RELATIONS))
+        rel = RELATIONS[op]
         return f"{ta} {op} {tb}", lambda env: rel(fa(env), fb(env))
 
     # --- statements ---------------------------------------------------------------------------

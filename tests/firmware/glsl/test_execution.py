@@ -16,7 +16,7 @@ from firmware.glsl.lower_expr import ConstantEvaluator
 from firmware.glsl.parser import parse
 from firmware.glsl.preprocessor import preprocess
 from sim.r500 import fp32
-from tests.firmware.glsl.random_programs import RandomProgram
+from tests.firmware.glsl.random_programs import RELATIONS, RandomProgram, binary
 from tests.helpers.glsl import run_glsl
 from tests.helpers.glsl_ir import run_ir
 
@@ -347,11 +347,7 @@ def test_random_expressions(seed):
         if op == "?:":
             tc, fc = boolean(depth - 1)
             return f"({tc} ? {ta} : {tb})", lambda e: fa(e) if fc(e) else fb(e)
-        if op in ("min", "max"):
-            fn = min if op == "min" else max
-            return f"{op}({ta}, {tb})", lambda e: fn(fa(e), fb(e))
-        arith = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}
-        return f"({ta} {op} {tb})", lambda e, op=op: f32(arith[op](fa(e), fb(e)))
+        return binary(op, (ta, fa), (tb, fb))
 
     def boolean(depth):
         op = rng.choice(["<", ">", "<=", ">=", "==", "!=", "&&", "||", "!"])
@@ -362,10 +358,8 @@ def test_random_expressions(seed):
             fn = (lambda x, y: x and y) if op == "&&" else (lambda x, y: x or y)
             return f"({ta} {op} {tb})", lambda e: fn(fa(e), fb(e))
         (ta, fa), (tb, fb) = number(max(depth - 1, 0)), number(max(depth - 1, 0))
-        rel = {"<": lambda x, y: x < y, ">": lambda x, y: x > y, "<=": lambda x, y: x <= y,
-               ">=": lambda x, y: x >= y, "==": lambda x, y: x == y,
-               "!=": lambda x, y: x != y}.get(op, lambda x, y: x < y)
-        op = op if op in ("<", ">", "<=", ">=", "==", "!=") else "<"
+        op = op if op in RELATIONS else "<"
+        rel = RELATIONS[op]
         return f"({ta} {op} {tb})", lambda e: rel(fa(e), fb(e))
     exprs = [number(4) for _ in range(3)]
     cond, fcond = boolean(3)
