@@ -27,7 +27,7 @@ MAY_IMPORT = {
     # the R500 core runs its quads' flow control on the THEIA core's stack engine
     "hdl.r500": ("hdl.r500", "hdl.alu", "hdl.lib", "hdl.isa", "hdl.config",
                  "hdl.core.fc_engine"),
-    # the memory and display units: the SDRAM controller and its arbiter, the DVI output
+    # the board's memory and display units know nothing of THEIA
     "hdl.mem": ("hdl.mem", "hdl.lib"),
     "hdl.display": ("hdl.display", "hdl.lib"),
     "hdl.gpu": ("hdl.gpu", "hdl.core", "hdl.r500", "hdl.alu", "hdl.mem", "hdl.display",

@@ -18,9 +18,11 @@ that stopped the quad, if any.
 
 from dataclasses import dataclass
 
-from hdl.gpu.host_protocol import (BlockingPort, R500State, R5Area, R5Reg, Region,
-                                   host_address, launch_quad, load_quad, r500_address,
-                                   r500_load_runs, run_blocking, sampler_fields)
+from hdl.gpu.address_map import (R5Area, R5Reg, Region, host_address, r500_address,
+                                  sampler_fields)
+from host.port import BlockingPort, run_blocking
+from host.r500_job import launch_quad, load_quad
+from host.r500_state import R500State, r500_load_runs
 from hdl.isa import QuadFault
 from sim.r500 import fp32
 from sim.r500.errors import QuadErrorCode

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hdl.r500.program import temporaries_read
+from hdl.isa.r500_program import temporaries_read
 from sim.r500 import fp32
 from sim.shader_test.commands import (Clear, ClearColor, DrawRect, LinkCheck, Ortho, Probe,
                                       TexParameter, TextureImage, Tolerance, UniformSet,
