@@ -8,7 +8,10 @@ SCENE as ``python -m sim.render`` takes it (a theia-2010 directory, a .toml/.jso
 ``cycles_per_test``, ``fmax_mhz`` (the preset's measured Fmax, ``FMAX_MHZ``; null for a
 preset no board build has measured), ``fps`` (frames per second at that clock) and
 ``binning`` (the frame was binned, docs/binning.md), with the scene, preset, cores, pixels
-and ``wall_s`` (the bins, the load, the frame and the read-back). ``--check``: the frame must
+and ``wall_s`` (the bins, the load, the frame and the read-back). A preset with its memories
+in SDRAM (the board presets) runs with the SDRAM chip model and the display: the second of two
+frames is measured, rendered while the display shows the first (``cache_fills``,
+``line_writes``: the texture cache's line fills and the frame writer's line writes over both). ``--check``: the frame must
 equal the model's (``identical``; exit 1 if not), and the scene directory's ``Reference.ppm``
 when it has one (``reference``: the values that differ from it). ``--set`` changes a field of
 the preset (``GpuConfig`` or its ``CoreConfig``: ``--set divider=lanes --set
@@ -35,7 +38,11 @@ def frame_figures(scene, config, binning=True, check=False, reference=None):
     from firmware.rom import default_rom
     from sim.fast import render_gpu_fast
     started = time.monotonic()
-    output, stats = render_gpu_fast(scene, default_rom(), config, binning=binning)
+    # (memories in SDRAM: the second frame is measured, rendered while the display reads the
+    # first from the front buffer, its scan-out competing for the SDRAM)
+    frames = 2 if config.memory is not None else 1
+    output, stats = render_gpu_fast(scene, default_rom(), config, binning=binning,
+                                    frames=frames)
     fmax = FMAX_MHZ.get(config_name(config))
     figures = {
         "scene": scene.name, "cores": config.cores, "pixels": stats["pixels"],
@@ -46,6 +53,9 @@ def frame_figures(scene, config, binning=True, check=False, reference=None):
         "binning": stats["binning"],
         "wall_s": round(time.monotonic() - started, 1),
     }
+    if config.memory is not None:
+        figures.update(frames=frames, cache_fills=stats["cache_fills"],
+                       line_writes=stats["line_writes"])
     if check:
         figures.update(_check(scene, config, output, reference))
     return figures

@@ -222,6 +222,8 @@ class CompiledSerial(SimulatedLine):
         super().__init__(divisor, clock_hz, board_timeout, faults)
         self.fast_sim = fast_sim
         fast_sim.uart_attach(rx, tx, divisor)
+        self.now = fast_sim.cycles      # (the arrivals are the simulation's cycles: it may
+                                        # have run before, e.g. an SDRAM's power-up)
 
     @property
     def framing_errors(self):

@@ -21,7 +21,8 @@ MAY_IMPORT = {
     "hdl.isa": ("hdl.isa", "hdl.lib"),
     "hdl.gpu.scene_layout": ("hdl.isa", "hdl.lib"),
     "hdl.gpu.address_map": ("hdl.isa", "hdl.lib"),
-    "hdl.config": ("hdl.isa", "hdl.lib") + TABLES,
+    # (and the parts and modes a memory system is built for: tables of plain data)
+    "hdl.config": ("hdl.isa", "hdl.lib", "hdl.mem.sdram_chip", "hdl.display.mode") + TABLES,
     "hdl.alu": ("hdl.alu", "hdl.lib", "hdl.isa", "hdl.config"),
     "hdl.core": ("hdl.core", "hdl.alu", "hdl.lib", "hdl.isa", "hdl.config"),
     # the R500 core runs its quads' flow control on the THEIA core's stack engine
