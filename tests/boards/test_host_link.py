@@ -349,6 +349,11 @@ def test_scenes_the_board_cannot_hold_are_refused():
         board.replace(max_triangles=len(scene.triangles) - 1).check_fits(scene)
     with pytest.raises(SceneDoesNotFit, match="output words"):
         board.replace(omem_words=3 * scene.pixel_count - 1).check_fits(scene)
+    # the board's scene class: textures up to 1024 x 1024, frames up to the display's 640 x 480
+    big = dataclasses.replace(scene, texture_size=2048, texture=[0] * (3 * 1024 * 1024 + 3))
+    with pytest.raises(SceneDoesNotFit, match=r"texture of 3145731 words \(2048x2048\), the "
+                                              r"GPU holds 3145728"):
+        board.check_fits(big)
 
     class Untouchable:
         def write(self, data):
