@@ -74,11 +74,16 @@ def _round_up(n, minimum):
 def simulated_board_config(scene, cores=1, name=None):
     """The board's GPU (preset ``name``; default ``ulx3s``, or ``ulx3s-r500`` for a scene with
     an R500 program) with ``cores`` cores and memories for ``scene``, sizes rounded up to powers
-    of two so that similar scenes share one compiled model."""
+    of two so that similar scenes share one compiled model; a board with its memories in SDRAM
+    keeps the preset's."""
     from hdl.config import preset
     name = name or ("ulx3s-r500" if scene.shader is not None else "ulx3s")
     board = preset(name)
     board.check_fits(scene)      # what the real board refuses, the simulated one does too
+    if board.memory is not None:
+        # (textures and frames in SDRAM cost the simulation nothing: every scene runs on the
+        # board's memories, one compiled model)
+        return preset(name, cores=cores)
     config = preset(
         name, cores=cores,
         max_triangles=_round_up(len(scene.triangles), 16),

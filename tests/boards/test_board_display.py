@@ -2,8 +2,6 @@
 into the compiled board top (the GPU with its memories in SDRAM, the SDRAM chip model on its
 pins, the display's TMDS lanes decoded as a monitor does), rendering continuously."""
 
-import dataclasses
-
 import pytest
 
 from hdl.gpu.address_map import Reg
@@ -12,11 +10,9 @@ pytestmark = pytest.mark.slow
 
 
 def _small_scene():
-    """16x16 pixels of the demo, two bands, its first 16 triangles (sky, floor, a cube) and a
-    16x16 texture: the memories round to those of the other simulated-board tests' scene."""
+    """20x16 pixels of the demo, two bands, a 16x16 texture."""
     from sim.demo_scene import demo_scene
-    scene = demo_scene(size=16, bands=2, texture_size=16)
-    return dataclasses.replace(scene, triangles=scene.triangles[:16])
+    return demo_scene(size=20, height=16, bands=2, texture_size=16)
 
 
 def test_a_frame_rendered_continuously_is_shown_as_the_model_draws_it():
@@ -32,10 +28,10 @@ def test_a_frame_rendered_continuously_is_shown_as_the_model_draws_it():
     assert ok, line
     screen, mode = info["screen"], info["mode"]
     assert (screen.timing.h_total, screen.timing.v_total) == (800, 525)
-    # 16 x 16 at scale 30, centred: columns 80-559, all 480 lines
+    # 20 x 16 at scale 30, centred: columns 20-619, lines 0-479, black beside
     expected = scaled_screen(rgb[::-1], mode)
     assert (screen.picture == expected).all()
-    assert (screen.picture[:, :80] == 0).all() and screen.picture[:, 80:560].any()
+    assert not screen.picture[:, :20].any() and not screen.picture[:, 620:].any()
     assert not info["underrun"]
     # the frame read back while frames kept coming; STOP ends them
     assert info["frames"] >= 2 and info["stopped_at"] >= info["frames"]
