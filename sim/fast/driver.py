@@ -306,16 +306,21 @@ class FastSim:
             raise FastSimError(f"the design has no clock domain {name!r}")
         return names.index(name)
 
-    def add_clock_monitor(self, clock, ports):
-        """Record the levels of ``ports`` (names, packed lowest bits first, at most 64 bits)
-        just before each rising edge of domain ``clock``'s clock (None: the sync clock) once
-        armed (``arm_clock_monitor``); returns its handle."""
+    def _packing(self, ports):
+        """Where each of ``ports`` (names) goes in a 64-bit word, lowest bits first."""
         shifts, at = [], 0
         for name in ports:
             shifts.append(at)
             at += self.ports[name].width
         if at > 64:
             raise FastSimError(f"the ports {ports} are {at} bits; at most 64 pack into a word")
+        return shifts
+
+    def add_clock_monitor(self, clock, ports):
+        """Record the levels of ``ports`` (names, packed lowest bits first, at most 64 bits)
+        just before each rising edge of domain ``clock``'s clock (None: the sync clock) once
+        armed (``arm_clock_monitor``); returns its handle."""
+        shifts = self._packing(ports)
         index = -1 if clock is None else self._clock_index(clock)
         port_array = (ctypes.c_int * len(ports))(*(self.index(n) for n in ports))
         shift_array = (ctypes.c_int * len(ports))(*shifts)
@@ -570,12 +575,7 @@ class FastSim:
         to drive on port ``drive`` from then on (replacing the earlier ones, at most
         ``capacity``); an exception it raises stops the run (``theia_step``, ``run_until``,
         ``run_streams``) and is raised again by ``check_pin_model``."""
-        shifts, at = [], 0
-        for name in pins:
-            shifts.append(at)
-            at += self.ports[name].width
-        if at > 64:
-            raise FastSimError(f"the pins {pins} are {at} bits; at most 64 pack into a word")
+        shifts = self._packing(pins)
         schedule = np.zeros(2 * capacity, dtype=np.uint64)
 
         def trampoline(cycle, word):
