@@ -424,10 +424,11 @@ def render_simulated(scene, fault_rate=0.0, seed=0, divisor=SIM_DIVISOR, log=Non
     capture = None
     if memory is not None:
         # the board's clocks, the SDRAM chip model on its pins, the SDRAM initialised
-        from boards.sim_board import ScreenCapture
+        from sim.display.capture import ScreenCapture
         from sim.fast.gpu import start_memory_system
         start_memory_system(fast, memory)
-        capture = ScreenCapture(fast) if screen else None
+        capture = (ScreenCapture(fast, memory.mode, memory.clock_hz, memory.pixel_hz)
+                   if screen else None)
     clock_hz = memory.clock_hz if memory is not None else divisor * DEFAULT_BAUD
     serial = CompiledSerial(fast, divisor, clock_hz, link_timeout, faults)
     client = HostLinkClient(serial, keep_writes=True)
@@ -441,9 +442,7 @@ def render_simulated(scene, fault_rate=0.0, seed=0, divisor=SIM_DIVISOR, log=Non
                 meant_writes=[(addr + i, w) for addr, run in client.writes
                               for i, w in enumerate(run)])
     if capture is not None:
-        # (the frame was swapped in at the display's vertical blanking while it was read
-        # back: the display shows it)
-        info["screen"] = capture.take(memory.mode)
+        info["screen"] = capture.take()
         info["mode"] = memory.mode
         info["underrun"] = bool(fast.get("underrun"))
     if show:
@@ -485,7 +484,7 @@ def _simulated_report(scene, rgb, info):
 def _screen_report(path, rgb, info):
     """Write the monitor's picture to ``path``; (the line that reports it, whether it is the
     frame read back (``rgb``, the model's if the frame report says so) scaled and centred)."""
-    from boards.sim_board import stream_checks
+    from sim.display.capture import stream_checks
     from sim.display.raster import scaled_screen
     from sim.image import write_png
     screen = info.get("screen")

@@ -13,7 +13,6 @@ brought out for the chip model (``pins``, sim/sdram/) and the display's TMDS bit
 (``data``, ``clock``: ``tmds`` domain) for a monitor's receiver (sim/display/tmds_decode.py).
 """
 
-import numpy as np
 from amaranth import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -24,8 +23,7 @@ from hdl.gpu.system import GpuSystem
 from hdl.mem.sdram_phy import simulation_pins
 from sim.sdram.top import PinLevels, connect_pin_levels
 
-__all__ = ["SimulatedBoard", "simulated_board_design", "simulated_board_config", "ScreenCapture",
-           "stream_checks"]
+__all__ = ["SimulatedBoard", "simulated_board_design", "simulated_board_config"]
 
 
 class SimulatedBoard(wiring.Component):
@@ -99,41 +97,3 @@ def simulated_board_design(rom, config, divisor, link_timeout):
     from sim.fast.build import Design
     return Design(SimulatedBoard, [int(w) for w in rom], config, divisor, link_timeout)
 
-
-class ScreenCapture:
-    """A monitor on a compiled ``SimulatedBoard`` with a display (``fast``, its clocks running:
-    ``sim.fast.gpu.start_memory_system``): ``take(mode)`` records the TMDS bit pairs of the
-    next two frame times and a line, at every edge of the ``tmds`` clock, and decodes them as
-    a monitor's receiver does (``sim.display.tmds_decode``: the word boundary, the sync timing
-    and the pixels from the stream itself, its rules checked). Returns the ``Screen`` of the
-    first whole frame."""
-
-    def __init__(self, fast):
-        self.fast = fast
-        self.monitor = fast.add_clock_monitor("tmds", ["data"])
-
-    def take(self, mode):
-        from sim.display.tmds_decode import read_frame, symbols_from_bits
-        fast = self.fast
-        edges = 5 * mode.h_total * (2 * mode.v_total + 1)     # (a DDR pair of bits each)
-        fast.arm_clock_monitor(self.monitor, edges)
-        fast.run_clock_monitor(self.monitor, max_cycles=4 * edges)
-        words = fast.take_clock_monitor(self.monitor).astype(np.int64)
-        # data: [first bits of lanes 0, 1, 2, second bits of lanes 0, 1, 2]
-        pairs = np.stack([(words >> k) & 1 for k in range(6)]).reshape(2, 3, -1)
-        bits = pairs.transpose(1, 2, 0).reshape(3, -1)
-        lanes, _ = symbols_from_bits(bits)
-        return read_frame(lanes, mode)
-
-
-def stream_checks(timing):
-    """One phrase of what ``read_frame`` measured and checked of a stream (``timing``: its
-    ``Raster``)."""
-    t = timing
-    sign = {True: "negative", False: "positive"}
-    return (f"{t.h_active}x{t.v_active} active, {t.h_total}x{t.v_total} total; hsync "
-            f"{sign[t.h_sync_negative]}, pixels {t.h_active + t.h_front}-"
-            f"{t.h_active + t.h_front + t.h_sync - 1} of each line; vsync "
-            f"{sign[t.v_sync_negative]}, lines {t.v_active + t.v_front}-"
-            f"{t.v_active + t.v_front + t.v_sync - 1}; control symbols only in blanking, "
-            f"every data symbol the encoder's, running disparity within +-8")

