@@ -31,6 +31,7 @@ _POSITIONS = {
     "gl_ProjectionMatrix*gl_ModelViewMatrix*gl_Vertex": FIXED_FUNCTION,
     "ftransform()": FIXED_FUNCTION,
 }
+_WHOLE_VERTEX = re.compile(r"^vec4\((\w+)(?:\.xy,0(?:\.0*)?|\.xyz),1(?:\.0*)?\)$")
 #: a global declaration of the vertex shader: uniforms, varyings, attributes (their names)
 _GLOBAL = re.compile(r"\b(uniform|varying|attribute|invariant|precision)\b([^;{}]*);")
 _MAIN = re.compile(r"^void\s+main\s*\(\s*(?:void)?\s*\)\s*\{([^{}]*)\}$")
@@ -94,8 +95,12 @@ def vertex_transform(vertex):
 
 def _position(expression, attributes):
     """How a vertex shader's ``gl_Position = expression`` places the vertex (None: not as
-    this runner can)."""
+    this runner can). The rectangle's vertices have z 0 and w 1, so ``vec4(v.xy, 0, 1)`` and
+    ``vec4(v.xyz, 1)`` are the vertex ``v`` itself."""
     position = "".join(expression.split())
+    whole = _WHOLE_VERTEX.match(position)
+    if whole:
+        position = whole.group(1)
     if position in attributes:
         return IDENTITY
     return _POSITIONS.get(position)

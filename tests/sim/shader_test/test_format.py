@@ -114,6 +114,8 @@ class _Source:
     ("void main(void) { gl_Position = ftransform(); }", FIXED_FUNCTION),
     ("void main() { /* x */ gl_Position = gl_ProjectionMatrix * gl_ModelViewMatrix * "
      "gl_Vertex; }", FIXED_FUNCTION),
+    ("void main() { gl_Position = vec4(gl_Vertex.xy, 0.0, 1.0); }", IDENTITY),
+    ("attribute vec4 p; void main() { gl_Position = vec4(p.xyz, 1); }", IDENTITY),
     # declarations, and varyings written (piglit's variable-indexing tests)
     ("uniform int index;\nuniform mat2 m[3];\nvarying vec4 color;\nvoid main()\n{\n"
      "    gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n}\n", FIXED_FUNCTION),
@@ -128,6 +130,8 @@ def test_vertex_shaders_that_only_set_the_position(text, transform):
 
 @pytest.mark.parametrize("text, reason", [
     ("void main() { gl_Position = gl_Vertex * 2.0; }",
+     "the vertex shader does more than set gl_Position to the vertex"),
+    ("void main() { gl_Position = vec4(gl_Vertex.xy, 0.5, 1.0); }",
      "the vertex shader does more than set gl_Position to the vertex"),
     ("void main() { gl_Position = gl_Vertex; vec4 c = gl_Color; }",
      "the vertex shader does more than set gl_Position to the vertex"),
