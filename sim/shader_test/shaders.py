@@ -12,12 +12,13 @@ no built-in uniform state (``gl_ModelViewMatrix``, ``gl_LightSource``…): this 
 interpolates nothing and has no fixed-function state.
 """
 
+import dataclasses
 import re
 
 from sim.shader_test.errors import Skip
 
 __all__ = ["IDENTITY", "FIXED_FUNCTION", "strip_comments", "vertex_transform",
-           "check_fragment_shader", "declares"]
+           "check_fragment_shader", "declares", "link_uniform_initializers"]
 
 #: how a vertex shader (or its absence) places the rectangle's corners
 IDENTITY = "identity"               # as given: they are clip coordinates
@@ -104,6 +105,25 @@ def _position(expression, attributes):
     if position in attributes:
         return IDENTITY
     return _POSITIONS.get(position)
+
+
+def link_uniform_initializers(vertex, fragment):
+    """The fragment shader Source with the vertex shader's uniform initializers: GL links a
+    uniform both stages declare into one, so ``uniform vec2 u = vec2(1, 2);`` in the vertex
+    shader gives the fragment shader's ``uniform vec2 u;`` that value (piglit's
+    uniform-initializer ``-set-by-other-stage`` tests). Lines stay where they were."""
+    if not hasattr(vertex, "text"):
+        return fragment
+    text = fragment.text
+    for kind, rest in _GLOBAL.findall(strip_comments(vertex.text)):
+        declaration = re.match(r"^\s*(\w+)\s+(\w+)\s*=(.*)$", rest, re.S)
+        if kind != "uniform" or declaration is None:
+            continue
+        type_, name, value = declaration.groups()
+        value = " ".join(value.split())
+        text = re.sub(rf"\buniform\s+{type_}\s+{name}\s*;",
+                      f"uniform {type_} {name} = {value};", text)
+    return dataclasses.replace(fragment, text=text)
 
 
 def declares(text, name):

@@ -9,9 +9,9 @@ from sim.shader_test.commands import (ClearColor, DrawRect, LinkCheck, Ortho, Pr
                                       TexParameter, TextureImage, Tolerance, UniformSet,
                                       parse_commands, parse_float, parse_int)
 from sim.shader_test.errors import ShaderTestError, Skip
-from sim.shader_test.parse import read_shader_test
+from sim.shader_test.parse import Source, read_shader_test
 from sim.shader_test.shaders import (FIXED_FUNCTION, IDENTITY, check_fragment_shader,
-                                     vertex_transform)
+                                     link_uniform_initializers, vertex_transform)
 from tests.sim.shader_test.helpers import run, shader_test, write_test
 
 WINDOW = (250, 250)
@@ -169,6 +169,17 @@ def test_fragment_shaders_reading_what_the_gpu_lacks_skip(text, reason):
     # declared, never read (piglit's variable-indexing tests)
     check_fragment_shader(_Source("uniform int index;\nvarying vec4 color, c2[2];\nvoid main()"
                                   " { gl_FragColor = vec4(index); }"))
+
+
+def test_the_vertex_shaders_uniform_initializers_reach_the_fragment_shader():
+    vertex = Source("uniform vec2 k = vec2(1.0,\n 2.0); uniform float f = 3.0; uniform int n;\n"
+                    "void main() { gl_Position = gl_Vertex; }", "v", 1)
+    fragment = Source("uniform vec2 k;\nuniform float f = 4.0;\nuniform int n;\n", "t", 7)
+    linked = link_uniform_initializers(vertex, fragment)
+    assert linked.text == ("uniform vec2 k = vec2(1.0, 2.0);\nuniform float f = 4.0;\n"
+                           "uniform int n;\n")
+    assert (linked.path, linked.first_line) == ("t", 7)
+    assert link_uniform_initializers("passthrough", fragment) is fragment
 
 
 def test_every_command():
