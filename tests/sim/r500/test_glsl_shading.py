@@ -192,13 +192,18 @@ def test_uniforms_alone_replace_the_scenes(tmp_path):
                for i, c in scene.shader.interface["uniforms"]["lightColor"])
 
 
-def test_board_host_compile_error_exit_2(tmp_path, capsys):
-    from boards.host import main
-    (tmp_path / "bad.frag").write_text("void main() { gl_FragColor = vec4(1.0) }\n")
+@pytest.mark.parametrize("tool", ["boards.host", "bench.frame"])
+def test_other_tools_compile_error_exit_2(tmp_path, capsys, tool):
+    """boards.host and bench.frame take --shader X.frag as sim.render does (the error comes
+    before any hardware is built)."""
+    from bench.frame import main as bench_frame
+    from boards.host import main as host
+    bad = tmp_path / "bad.frag"
+    bad.write_text("void main() { gl_FragColor = vec4(1.0) }\n")
     with pytest.raises(SystemExit) as info:
-        main(["demo", "--shader", str(tmp_path / "bad.frag"), "--simulated",
-              "--out", str(tmp_path / "x.png")])
+        if tool == "boards.host":
+            host(["demo", "--shader", str(bad), "--simulated", "--out", str(tmp_path / "x.png")])
+        else:
+            bench_frame(["--scene", "demo", "--shader", str(bad)])
     assert info.value.code == 2
-    assert capsys.readouterr().err == f"{tmp_path / 'bad.frag'}:1:40: expected ';' after an " \
-                                      f"expression, got '}}'\n"
-
+    assert capsys.readouterr().err == f"{bad}:1:40: expected ';' after an expression, got '}}'\n"
