@@ -222,8 +222,17 @@ class CompiledSerial(SimulatedLine):
         super().__init__(divisor, clock_hz, board_timeout, faults)
         self.fast_sim = fast_sim
         fast_sim.uart_attach(rx, tx, divisor)
-        self.now = fast_sim.cycles      # (the arrivals are the simulation's cycles: it may
-                                        # have run before, e.g. an SDRAM's power-up)
+
+    # The line's time is the simulation's cycles (the bytes' arrivals are counted in them),
+    # also when something else runs it: an SDRAM's power-up before, a screen capture between
+    # commands.
+    @property
+    def now(self):
+        return self.fast_sim.cycles
+
+    @now.setter
+    def now(self, cycles):
+        pass                            # (``_advance`` adds the cycles it ran: the same)
 
     @property
     def framing_errors(self):
