@@ -3,8 +3,8 @@
 
     python -m bench.code_size [--root hdl] [--top 5]
 
-Prints one JSON object: {"modules": [[path, lines], ...], "elaborates": [[path:Class, lines],
-...]}, longest first (``--top`` of each), with the limits and whether any is over them.
+Prints one JSON object: {"modules": {path: lines, ...}, "elaborates": {path:Class: lines, ...}},
+longest first (``--top`` of each), the limits, and every module or elaborate over them.
 """
 
 import argparse
@@ -43,10 +43,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     modules, elaborates = sizes(args.root)
     print(json.dumps({
-        "modules": modules[:args.top], "elaborates": elaborates[:args.top],
+        "modules": dict(modules[:args.top]), "elaborates": dict(elaborates[:args.top]),
         "module_limit": MODULE_LIMIT, "elaborate_limit": ELABORATE_LIMIT,
-        "over": [m for m in modules if m[1] > MODULE_LIMIT]
-        + [e for e in elaborates if e[1] > ELABORATE_LIMIT],
+        "over": dict([m for m in modules if m[1] > MODULE_LIMIT]
+                     + [e for e in elaborates if e[1] > ELABORATE_LIMIT]),
     }, indent=1))
     return 0
 
