@@ -1,5 +1,5 @@
-"""Two RTLIL designs compared after Yosys flattens and optimises them: the same netlist apart
-from names, outputs that compute the same functions, the same cell counts.
+"""Two RTLIL designs compared after Yosys flattens them: the same netlist apart from names,
+outputs that compute the same functions, the same cell counts.
 
     python -m bench.rtlil_compare dump [--config ulx3s-r500] --out core.il
     python -m bench.rtlil_compare compare GOLD.il GATE.il [--top TOP] [--gate-top TOP]
@@ -8,9 +8,10 @@ from names, outputs that compute the same functions, the same cell counts.
 ``dump`` writes the R500 core of a preset (``R500Core`` with the texture memory address width the
 GPU gives it) as RTLIL with the top ``r500_core``: what to record before changing the core's
 RTL and compare after. ``compare`` reads both designs (``--top``: the module to compare, in
-GATE too unless ``--gate-top``; a module of a whole GPU's ``gpu.il`` works), runs
-``proc; flatten; opt -full; clean`` on each (a ``.json`` file is taken as such a netlist: what
-``--keep DIR`` kept, ``gold.json`` and ``gate.json``) and prints one JSON object:
+GATE too unless ``--gate-top``; a module of a whole GPU's ``gpu.il`` works), runs ``PREPARE``
+on each (``proc``, ``flatten``, constants folded, identical cells merged, unused ones removed; a
+``.json`` file is taken as such a netlist: what ``--keep DIR`` kept, ``gold.json`` and
+``gate.json``) and prints one JSON object:
 
     {"gold": {"cells": 1234, "wires": ..}, "gate": {...},
      "cell_types_equal": true, "cell_type_differences": {"$and": [12, 13], ...},
@@ -27,9 +28,10 @@ differ: an output whose label is equal in both computes the same function of the
 the same initial state (the same unrolled tree of cells), so an empty list means the same
 behaviour, cycle for cycle, even where the netlists differ elsewhere (a duplicated cell, one
 left unused). ``--equiv`` also runs Yosys' equivalence checker (``equiv_make``,
-``equiv_simple``, ``equiv_struct``, ``equiv_induct``, signals matched by name) on the pair: for
-a change that restructures logic, which the hashing cannot see through. The exit status is 0
-when the outputs agree (with ``--equiv``: and every equivalence cell is proven), else 1.
+``equiv_simple``, ``equiv_struct``, ``equiv_induct``, signals matched by name, memories mapped
+to flip-flops: small designs) on the pair: for a change that restructures logic, which the
+hashing cannot see through. The exit status is 0 when the outputs agree (with ``--equiv``: and
+every equivalence cell is proven), else 1.
 """
 
 import argparse
