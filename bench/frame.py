@@ -23,7 +23,7 @@ from pathlib import Path
 
 from hdl.config import PRESET_NAMES, preset
 from sim.errors import cli_errors
-from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
+from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
 
 #: measured Fmax per preset (MHz): the board build of docs/fpga.md's table (dc2370a, seed 1)
 FMAX_MHZ = {"ulx3s": 79.59, "ulx3s-r500": 44.81}
