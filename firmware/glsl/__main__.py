@@ -4,11 +4,10 @@
 Errors: one ``file:line:column: problem`` line on stderr, exit status 2."""
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from firmware.glsl.compiler import Limits, compile_glsl
+from firmware.glsl.compiler import Limits, compile_glsl, format_interface
 from firmware.glsl.errors import GlslError
 from firmware.r500.wordfile import WORD_FORMATS, format_words
 
@@ -56,7 +55,7 @@ def main(argv=None):
     try:
         Path(args.output).write_bytes(data)
         if args.interface:
-            Path(args.interface).write_text(json.dumps(compiled.interface, indent=1) + "\n")
+            Path(args.interface).write_text(format_interface(compiled.interface))
     except OSError as e:
         return _fail(f"cannot write: {e.strerror}: {e.filename}")
     return 0

@@ -37,6 +37,7 @@ class StructDef:
     pos: object
     name: str
     members: list
+    resolved: object = None     # the Struct type, once checked
 
 
 @dataclass(eq=False)
@@ -79,7 +80,7 @@ class Precision:
 @dataclass(eq=False)
 class TranslationUnit:
     items: list                 # VarDecl, StructDef (alone), Function, Precision
-    version: int = 110
+    version: int = None         # the #version, if any
 
 
 # --- statements --------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from firmware.glsl import ast
 from firmware.glsl.check_expr import ExpressionChecker
 from firmware.glsl.errors import GlslError
 from firmware.glsl.symbols import FunctionSymbol, Scope, Variable, builtin_scope
-from firmware.glsl.types import (BOOL, INT, VOID, Array, Matrix, Sampler, Struct,
+from firmware.glsl.types import (BOOL, INT, VOID, Array, Matrix, Struct,
                                  type_by_name)
 
 __all__ = ["check", "CheckedProgram"]
@@ -28,7 +28,9 @@ class CheckedProgram:
 
 class Checker(ExpressionChecker):
     def __init__(self, version, limits, constants):
-        self.version = version
+        # without #version the language is 1.10's with 1.20's additions accepted (piglit's
+        # 1.20 tests rely on it); #version 110 holds a shader to 1.10
+        self.version = version or 120
         self.constants = constants      # lower_expr's constant evaluation
         self.scope = Scope(builtin_scope(limits, constants.make))
         self.globals_scope = self.scope
@@ -36,6 +38,7 @@ class Checker(ExpressionChecker):
         self.loop_depth = 0
         self.globals = []
         self.functions = []
+        self.outputs_written = {}       # output name -> first assignment
 
     # --- constants ---------------------------------------------------------------------------
 
@@ -88,19 +91,27 @@ class Checker(ExpressionChecker):
             return Array(t, None)
         return Array(t, self.array_size(size_expr))
 
+    def _declared_type(self, spec, array, pos, what):
+        """The type of a member or parameter: its type with its declarator's array."""
+        t = self.resolve_type(spec)
+        if array is not None:
+            t = self._array_of(t, array, pos, False)
+        if t == VOID:
+            _fail(f"{what} cannot be void", pos)
+        return t
+
     def struct(self, sd):
+        if sd.resolved is not None:         # ``struct S {...} a, b;``: one definition
+            return sd.resolved
         members, names = [], set()
         for m in sd.members:
-            mt = self.resolve_type(m.type)
-            if m.array is not None:
-                mt = self._array_of(mt, m.array, m.pos, False)
-            if mt == VOID:
-                _fail("a struct member cannot be void", m.pos)
+            mt = self._declared_type(m.type, m.array, m.pos, "a struct member")
             if m.name in names:
                 _fail(f"member '{m.name}' is declared twice", m.pos)
             names.add(m.name)
             members.append((m.name, mt))
         t = Struct(sd.name, members)
+        sd.resolved = t
         if sd.name is not None:
             self._check_name(sd.name, sd.pos)
             self.scope.declare(sd.name, t, sd.pos)
@@ -173,11 +184,7 @@ class Checker(ExpressionChecker):
             _fail("a function cannot return a sampler", f.return_type.pos)
         params = []
         for p in f.params:
-            pt = self.resolve_type(p.type)
-            if p.array is not None:
-                pt = self._array_of(pt, p.array, p.pos, False)
-            if pt == VOID:
-                _fail("a parameter cannot be void", p.pos)
+            pt = self._declared_type(p.type, p.array, p.pos, "a parameter")
             if pt.has_sampler and p.direction != "in":
                 _fail("a sampler parameter must be 'in'", p.pos)
             params.append((pt, "const" if p.const else p.direction))
@@ -330,6 +337,10 @@ class Checker(ExpressionChecker):
         v = super().lvalue(e, what)
         if v.storage in ("global", "output") and self.current is not None:
             self.current.modifies.add(v)
+        if v.storage == "output":
+            self.outputs_written.setdefault(v.name, e.pos)
+            if len(self.outputs_written) > 1:
+                _fail("a shader may write gl_FragColor or gl_FragData, not both", e.pos)
         return v
 
 

@@ -5,7 +5,7 @@ l-values. Sets ``type`` on every node; an implicit conversion becomes a construc
 from firmware.glsl import ast
 from firmware.glsl.builtins import BUILTIN_NAMES, UNSUPPORTED, VERTEX_ONLY, signatures
 from firmware.glsl.errors import GlslError
-from firmware.glsl.symbols import UNAVAILABLE_MESSAGE, FunctionSymbol, Variable
+from firmware.glsl.symbols import UNAVAILABLE_MESSAGE, Variable
 from firmware.glsl.types import (BOOL, FLOAT, INT, Array, Basic, Matrix, Sampler, Struct,
                                  type_by_name)
 

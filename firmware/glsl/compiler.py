@@ -1,5 +1,6 @@
 """The compiler's entry point: GLSL source -> R500 assembly, words and the interface."""
 
+import json
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -19,7 +20,7 @@ from firmware.glsl.select import select
 from firmware.r500asm import R500AsmError, assemble
 from hdl.isa import R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_SAMPLERS, R500_TEMPS
 
-__all__ = ["compile_glsl", "Limits", "Compiled"]
+__all__ = ["compile_glsl", "Limits", "Compiled", "format_interface"]
 
 
 @dataclass(frozen=True)
@@ -48,35 +49,33 @@ class Compiled:
         return self.program.instructions
 
 
-def _interface(lowered, selection, inputs_read):
+def _interface(lowered, selection):
     pool = selection.pool
     uniforms = {key: [] for key in lowered.uniform_keys}
-    for leaf, (reg, first) in pool.leaf_place.items():
-        entries = uniforms[leaf.key]
-        need = leaf.offset + leaf.size
-        while len(entries) < need:
-            entries.append(None)
-        for i in range(leaf.size):
-            entries[leaf.offset + i] = [reg, first + i]
-    uniforms = {k: v for k, v in uniforms.items()}
-    for k, v in uniforms.items():
-        if any(e is None for e in v):          # part of a matrix never read
-            uniforms[k] = [e for e in v if e is not None] if all(e is None for e in v) \
-                else v
-    constants = {}
-    for reg, values in pool.defaults.items():
-        constants[reg] = list(values)
+    for leaf, (reg, first) in sorted(pool.leaf_place.items(), key=lambda kv: kv[0].offset):
+        uniforms[leaf.key].extend([reg, first + i] for i in range(leaf.size))
+    constants = {reg: list(values) for reg, values in pool.defaults.items()}
     constants.update(pool.literal_values())
     int_consts = {0: 255} if selection.loops else {}
     return {"uniforms": uniforms, "samplers": dict(lowered.samplers),
-            "inputs": inputs_read,
+            "inputs": lowered.inputs_read,
             "constants": {str(k): v for k, v in sorted(constants.items())},
             "int_consts": {str(k): v for k, v in int_consts.items()}}, constants, int_consts
 
 
-_INPUT_NAMES = {0: "theia_TextureColor/theia_Hit", 1: "theia_LastUVT", 2: "theia_UV0",
-                3: "theia_UV1", 4: "theia_UV2", 5: "theia_E1", 6: "theia_E2",
-                7: "theia_Diffuse", 8: "theia_RayDirection", 9: "gl_FragCoord/theia_Pixel"}
+def format_interface(interface):
+    """The interface as JSON text, one line per uniform, sampler and constant."""
+    def block(name, items, last=False):
+        if not items:
+            return f' "{name}": {{}}' + ("" if last else ",")
+        lines = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in items.items())
+        return f' "{name}": {{\n{lines}\n }}' + ("" if last else ",")
+    parts = [block("uniforms", interface["uniforms"]),
+             block("samplers", interface["samplers"]),
+             f' "inputs": {json.dumps(interface["inputs"])},',
+             block("constants", interface["constants"]),
+             block("int_consts", interface["int_consts"], last=True)]
+    return "{\n" + "\n".join(parts) + "\n}\n"
 
 
 def _position_of(item, limits, count):
@@ -119,7 +118,6 @@ def _compile(source, path, limits):
             raise GlslError(f"the shader needs more than {limits.instructions} instructions "
                             f"(the build's limit)", _position_of(item, limits, count))
     allocate(selection.items, list(selection.inputs.values()), limits)
-    inputs_read = sorted(_INPUT_NAMES[t] for t in selection.inputs)
     name = PurePath(path).name
     asm = emit_program(selection.items, source.splitlines(),
                        header=[f"{name}: compiled from GLSL by firmware.glsl"])
@@ -127,8 +125,10 @@ def _compile(source, path, limits):
         program = assemble(asm, path=None)
     except R500AsmError as e:
         raise AssertionError(f"the compiler made assembly the assembler refuses: {e}\n{asm}")
+    asm = asm.replace(" by firmware.glsl\n", f" by firmware.glsl "
+                      f"({program.instructions} instructions)\n", 1)
     if program.instructions > limits.instructions:      # an instruction past an end loop
         raise GlslError(f"the shader needs more than {limits.instructions} instructions "
                         f"(the build's limit)", None)
-    interface, constants, int_consts = _interface(lowered, selection, inputs_read)
+    interface, constants, int_consts = _interface(lowered, selection)
     return Compiled(asm, program, interface, constants, int_consts)

@@ -5,7 +5,7 @@ codes (r500-us.md §3.2)."""
 
 from firmware.glsl.errors import GlslError
 from firmware.glsl.fold import bits, f32
-from firmware.glsl.machine import ConstReg, Inline
+from firmware.glsl.machine import ConstReg
 
 __all__ = ["ConstantPool", "inline_code", "INLINE_VALUES"]
 

@@ -1,7 +1,7 @@
 """Assembly text (r500-us.md §5, docs/r500-asm.md) from the allocated program, with comments
 naming the GLSL source lines."""
 
-from firmware.glsl.machine import Block, ConstReg, FcItem, Inline, VReg
+from firmware.glsl.machine import ConstReg, FcItem, Inline, VReg
 from firmware.glsl.slots import assign, presub_side, requirements
 
 __all__ = ["emit_program"]

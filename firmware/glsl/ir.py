@@ -41,6 +41,7 @@ COMMUTATIVE = frozenset({"add", "mul", "min", "max", "seq", "sne"})
 SPECIAL = frozenset({"rcp", "rsq", "ex2", "lg2", "sin", "cos"})
 _SCALAR_OUT = SPECIAL | {"dot"}
 _NEGATED = {"slt": "sge", "sge": "slt", "seq": "sne", "sne": "seq"}
+_SWIZZLE_BITS = {F.bits(0.0), F.bits(0.5), F.bits(1.0)}
 
 
 class Node:
@@ -129,18 +130,24 @@ class IRBuilder:
 
     def __init__(self):
         self.tables = [{}]
-        self.region = Region()
+        self.regions = [Region()]       # the open regions, one per scope (loops nest)
+        self.depth = {}                 # node -> the scope it lives in
         self.pos = None                 # the source position new nodes are tagged with
         self.log = []                   # (table, key) of every node made, for rollback
         self.count = 0                  # nodes made
 
+    @property
+    def region(self):
+        return self.regions[-1]
+
     def checkpoint(self):
-        return len(self.region.items), len(self.log), self.count
+        return [len(r.items) for r in self.regions], len(self.log), self.count
 
     def rollback(self, checkpoint):
-        """Forget everything made since ``checkpoint`` (in the same region)."""
+        """Forget everything made since ``checkpoint`` (in the same scopes)."""
         items, logged, count = checkpoint
-        del self.region.items[items:]
+        for region, n in zip(self.regions, items):
+            del region.items[n:]
         for table, key in self.log[logged:]:
             table.pop(key, None)
         del self.log[logged:]
@@ -149,30 +156,36 @@ class IRBuilder:
     # --- scopes and regions ------------------------------------------------------------------
 
     def push_scope(self, region):
-        saved = self.region
+        """Enter a loop's body: new nodes go to ``region``, except those whose operands all
+        come from outside it (loop invariants), which stay outside."""
         self.tables.append({})
-        self.region = region
-        return saved
+        self.regions.append(region)
 
-    def pop_scope(self, saved):
+    def pop_scope(self):
         self.tables.pop()
-        self.region = saved
+        self.regions.pop()
 
     def emit(self, item):
         self.region.items.append(item)
 
+    def place_phi(self, node, inside):
+        """A phi node lives in the current scope (``inside``: the loop's body, one deeper)."""
+        self.depth[node] = len(self.tables) - (0 if inside else 1)     # before push_scope
+
     def new_node(self, op, args, attr, width):
         key = (op, args, attr)
-        if op != "phi":
-            for table in self.tables:
-                node = table.get(key)
-                if node is not None:
-                    return node
+        for table in self.tables:
+            node = table.get(key)
+            if node is not None:
+                return node
         node = Node(op, args, attr, width, self.pos)
-        if op != "phi":
-            self.tables[-1][key] = node
-            self.log.append((self.tables[-1], key))
-        self.region.items.append(node)
+        # (a loop's phis, read after it, are values of the enclosing scope there)
+        depth = min(max((self.depth.get(n, 0) for n, _ in args), default=0),
+                    len(self.tables) - 1)
+        self.depth[node] = depth
+        self.tables[depth][key] = node
+        self.log.append((self.tables[depth], key))
+        self.regions[depth].items.append(node)
         self.count += 1
         return node
 
@@ -212,11 +225,31 @@ class IRBuilder:
         simpler = self._simplify(op, vecs)
         if simpler is not None:
             return simpler
+        if op in F.OPS and width > 1 and all(len(v) == width for v in vecs):
+            split = self._constant_lanes(op, vecs, attr, width)
+            if split is not None:
+                return split
         if op in COMMUTATIVE and self._order(vecs[1]) < self._order(vecs[0]):
             vecs = (vecs[1], vecs[0])
         args = tuple(self.ref(v) for v in vecs)
         node = self.new_node(op, args, attr, width)
         return tuple((node, i) for i in range(width))
+
+    def _constant_lanes(self, op, vecs, attr, width):
+        """Lanes whose operands are all constant fold on their own when their results are
+        swizzle constants (0, 1/2, 1: free to read); the rest is a narrower operation."""
+        fixed = {}
+        for i in range(width):
+            if all(is_const(v[i]) for v in vecs):
+                value = F.fold(op, [[const_value(v[i])] for v in vecs])[0]
+                if F.bits(F.f32(value)) in _SWIZZLE_BITS:
+                    fixed[i] = value
+        if not fixed or len(fixed) == width:
+            return None
+        rest = [i for i in range(width) if i not in fixed]
+        part = iter(self.op(op, *(tuple(v[i] for i in rest) for v in vecs), attr=attr))
+        return tuple(self.const([fixed[i]])[0] if i in fixed else next(part)
+                     for i in range(width))
 
     def _select_defined(self, op, c, x, y):
         """A select where a side is undefined takes the other side there."""

@@ -5,8 +5,8 @@ from firmware.glsl.errors import GlslError
 from firmware.glsl.ir import IRBuilder, const_value
 from firmware.glsl.lower_stmt import StatementLowering
 from firmware.glsl.symbols import INPUTS
-from firmware.glsl.types import Array, Basic, Matrix, Sampler, Struct
-from firmware.glsl.values import SamplerValue, flatten, zero_of
+from firmware.glsl.types import Array, Basic, Matrix, Sampler
+from firmware.glsl.values import SamplerValue, zero_of
 
 __all__ = ["lower_program", "LoweredProgram", "UniformLeaf", "FRAGCOORD_TEMP"]
 
@@ -27,10 +27,11 @@ class UniformLeaf:
 
 
 class LoweredProgram:
-    def __init__(self, region, uniform_keys, samplers):
+    def __init__(self, region, uniform_keys, samplers, inputs_read):
         self.region = region                # the top ir.Region
         self.uniform_keys = uniform_keys    # every uniform's interface names, in order
         self.samplers = samplers            # name -> TEX_ID
+        self.inputs_read = inputs_read      # the predefined inputs the program reads
 
 
 class _Uniforms:
@@ -101,4 +102,5 @@ def lower_program(checked, limits):
                 zero_of(v.type, low.const)
     final = low.lower_main(checked.main)
     low.emit_outputs(final, outputs)
-    return LoweredProgram(low.b.region, uniforms.keys, uniforms.samplers)
+    return LoweredProgram(low.b.region, uniforms.keys, uniforms.samplers,
+                          sorted(low.inputs_read))

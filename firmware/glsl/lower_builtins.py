@@ -8,7 +8,6 @@ import math
 
 from firmware.glsl.errors import GlslError
 from firmware.glsl.ir import const_value, is_const
-from firmware.glsl.types import Basic
 
 __all__ = ["BuiltinLowering", "ATAN_POLY", "ACOS_POLY"]
 

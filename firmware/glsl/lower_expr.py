@@ -7,10 +7,9 @@ variables' current values, user functions, conditional evaluation) is the subcla
 expressions."""
 
 from firmware.glsl import ast
-from firmware.glsl.errors import GlslError
 from firmware.glsl.ir import IRBuilder, const_value, is_const
 from firmware.glsl.lower_builtins import BuiltinLowering
-from firmware.glsl.types import BOOL, FLOAT, INT, Array, Basic, Matrix, Struct
+from firmware.glsl.types import BOOL, FLOAT, Array, Basic, Matrix, Struct
 from firmware.glsl.values import flatten, map_leaves, unflatten, zero_of
 
 __all__ = ["ExpressionLowering", "ConstantEvaluator", "NotConstant", "INT_DIV_BIAS"]

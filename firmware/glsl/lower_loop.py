@@ -159,10 +159,10 @@ class LoopLowering:
                 if env is None:
                     self.dead = True
                     break
+                # the next iteration runs where this one did, but for the lanes that broke
+                # or returned (those that continued are back)
                 self.env, self.dead = env, False
-                if left:
-                    self.pathcond = self.and_(pc_start, self.not_(
-                        self.or_([e.cond for e in left])))
+                self.pathcond = self.excluding(pc_start, [e.cond for e in left])
                 if step is not None:
                     self.value(step)
                 if not test_first and cond is not None and iterations:
@@ -175,16 +175,17 @@ class LoopLowering:
         self.dead = final is None
         if final is not None:
             self.env = final
-        self.pathcond = pc_entry if not returned else \
-            self.and_(pc_entry, self.not_(self.or_(returned)))
+        self.pathcond = self.excluding(pc_entry, returned)
 
     # --- on the flow-control engine ----------------------------------------------------------
 
     def _phis(self, t, kind, loop):
-        """A value of type t made of new phi nodes, one per vector leaf."""
+        """A value of type t made of new phi nodes, one per vector leaf (header phis vary
+        inside the loop, exit phis are defined after it)."""
         comps = []
         for leaf in _leaves(t):
             node = Node("phi", (), Phi(kind, loop), leaf, self.b.pos)
+            self.b.place_phi(node, inside=kind == "header")
             comps.extend((node, i) for i in range(leaf))
         return unflatten(comps, t)
 
@@ -207,7 +208,7 @@ class LoopLowering:
         frame.exit_values = {v: self._phis(v.type, "exit", loop) for v in modified}
         if returns:
             frame.flag = self._phis(FLOAT, "exit", loop)[0]
-        saved_region = self.b.push_scope(loop.body)
+        self.b.push_scope(loop.body)
         self.frames.append(frame)
         self.env = dict(env_outer)
         self.env.update(header)
@@ -223,7 +224,9 @@ class LoopLowering:
         env = self.merge_exits(continues, None if self.dead else self.env)
         self.forget_exits(frame)
         if env is not None:
-            self.env, self.dead = env, False
+            # lanes that continued run the step and the condition too (those that broke
+            # are inactive on the engine)
+            self.env, self.dead, self.pathcond = env, False, None
             if step is not None:
                 self.value(step)
             if not test_first and cond is not None:
@@ -236,7 +239,7 @@ class LoopLowering:
             for node, init, end in zip(nodes, inits[v], ends):
                 node.args = (init, self.b.ref(end) if end is not None else None)
                 loop.header.append(node)
-        self.b.pop_scope(saved_region)
+        self.b.pop_scope()
         self.b.emit(loop)
         self._after_real(frame, loop, modified, header, top, env_outer, pc_outer, function)
 
@@ -260,9 +263,10 @@ class LoopLowering:
                                   dict(self.env)))
             self.pathcond = self.and_(pc_outer, self.not_(flag))
 
-    def _break(self, frame, cond, kind):
-        """A BREAK of ``frame``'s loop where ``cond`` (and the path) holds."""
-        cond = self.and_(self.pathcond, cond)
+    def _break(self, frame, cond, kind, on_path=True):
+        """A BREAK of ``frame``'s loop where ``cond`` (and, ``on_path``, the path) holds."""
+        if on_path:
+            cond = self.and_(self.pathcond, cond)
         copies = []
         for v, phis in frame.exit_values.items():
             for node, leaf in zip(_leaf_nodes(phis, v.type), _leaf_values(self.env[v], v.type)):
@@ -275,8 +279,10 @@ class LoopLowering:
         return item
 
     def break_real(self, frame, exit_):
-        """An exit that leaves the engine loop of ``frame`` (its own break, or a return)."""
-        self._break(frame, None, exit_.kind if exit_.kind == "return" else None)
+        """An exit that leaves the engine loop of ``frame`` (its own break, or a return),
+        where its lanes are (``exit_.cond``: the path where it was taken)."""
+        self._break(frame, exit_.cond, exit_.kind if exit_.kind == "return" else None,
+                    on_path=False)
 
 
 def _leaves(t):

@@ -43,6 +43,8 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         self.dead = False
         self.frames = []
         self.exit_log = []          # exits whose lanes still run on the engine
+        self.inputs_read = set()        # names of the predefined inputs read
+        self.output_pos = {}            # output Variable -> its first assignment
         self.not_unrollable = set()     # loop bodies (AST) that could not be unrolled
         self.unroll_work = 0            # work spent on attempts that failed
         self.work = 0                   # statements lowered (unrolled ones each time)
@@ -55,6 +57,16 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         if b is None:
             return a
         return self.op("mul", a, b)
+
+    def excluding(self, pc, conds):
+        """The lanes of ``pc`` but those of ``conds`` (exits taken): None is every lane,
+        a constant 0 none."""
+        if not conds:
+            return pc
+        taken = self.or_(conds)
+        if taken is None:
+            return self.scalar(0.0)
+        return self.and_(pc, self.not_(taken))
 
     def or_(self, conds):
         acc = None
@@ -69,9 +81,13 @@ class StatementLowering(LoopLowering, ExpressionLowering):
     def read_var(self, sym, pos):
         if sym.storage == "const":
             return sym.value
+        if sym.storage == "input":
+            self.inputs_read.add(sym.name)
         return self.env[sym]
 
     def write_var(self, sym, value):
+        if sym.storage == "output":
+            self.output_pos.setdefault(sym, self.b.pos)
         self.env[sym] = value
 
     def has_effects(self, e):
@@ -147,8 +163,7 @@ class StatementLowering(LoopLowering, ExpressionLowering):
                 a, b = env_t.get(var), env_e.get(var)
                 if a != b:
                     self.env[var] = self.select(c, a, b, var.type)
-        self.pathcond = pc0 if not exits else \
-            self.and_(pc0, self.not_(self.or_([e.cond for e in exits])))
+        self.pathcond = self.excluding(pc0, [e.cond for e in exits])
 
     def conditional(self, cond, then_fn, else_fn, t):
         """The value of ``cond ? then_fn() : else_fn()`` where a side has effects."""
@@ -164,14 +179,9 @@ class StatementLowering(LoopLowering, ExpressionLowering):
         cond = self.pathcond
         if cond is None:
             value = self.scalar(-1.0)
-        elif cond[0][0].op == "slt":
-            # x < y: x - y is negative (its sign bit set: killed) exactly there, but for
-            # zeros of opposite signs
-            node, i = cond[0]
-            x, y = (((n, sw[i]),) for n, sw in node.args)
-            value = self.sub(x, y)
         else:
-            # -1 where the path runs, +0 elsewhere
+            # -1 (its sign bit set: killed) where the path runs, +0 elsewhere: a select that
+            # selection makes one CMP on the path's comparison
             value = self.op("select", cond, self.scalar(-1.0), self.scalar(0.0))
         self.b.emit(Kill(self.b.ref(value), s.pos))
         self.dead = True
@@ -287,4 +297,4 @@ class StatementLowering(LoopLowering, ExpressionLowering):
             for target, vec in enumerate(targets):
                 comps = {ch: c for ch, c in enumerate(vec) if c[0].op != "undef"}
                 if comps:
-                    self.b.emit(Output(target, comps))
+                    self.b.emit(Output(target, comps, self.output_pos.get(var)))

@@ -25,7 +25,6 @@ class ExpressionParser:
         return e
 
     def assignment(self):
-        start = self.ts.i
         cond = self.conditional()
         if self.ts.at(*_ASSIGN):
             op = self.ts.next()

@@ -355,6 +355,6 @@ class Parser(ExpressionParser):
         return items
 
 
-def parse(tokens, version=110):
+def parse(tokens, version=None):
     """The preprocessed tokens -> a TranslationUnit."""
     return ast.TranslationUnit(Parser(tokens).unit(), version)

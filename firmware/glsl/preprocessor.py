@@ -1,6 +1,6 @@
 """The GLSL 1.10/1.20 preprocessor: directives, conditional blocks and macro expansion.
 
-Directives: ``#version 110|120`` (first, or absent: 110), ``#define`` (object- and function-like),
+Directives: ``#version 110|120`` (first, or absent), ``#define`` (object- and function-like),
 ``#undef``, ``#if``/``#ifdef``/``#ifndef``/``#elif``/``#else``/``#endif``, ``#error``, ``#pragma``
 (ignored), ``#extension`` (no extension is supported: ``require`` is an error, the others are
 accepted and change nothing), ``#line``. Predefined macros: ``__LINE__``, ``__FILE__``,
@@ -193,9 +193,10 @@ class _Conditions:
 
 
 def preprocess(tokens):
-    """Preprocess the lexer's tokens: (tokens for the parser, GLSL version)."""
+    """Preprocess the lexer's tokens: (tokens for the parser, the #version's number or
+    None)."""
     lines = _lines(tokens)
-    version, first = 110, 0
+    version, first = None, 0
     for n, line in enumerate(lines):
         if not line:
             continue
@@ -203,7 +204,7 @@ def preprocess(tokens):
             version = _version(line)
             first = n + 1
         break
-    ex = _Expander(version)
+    ex = _Expander(version or 110)
     cond = _Conditions()
     out, pending = [], []
 

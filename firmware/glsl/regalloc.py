@@ -162,6 +162,9 @@ def allocate(items, inputs, limits):
         partners.setdefault(s, []).append(d)
     placed = {}                          # vreg -> (temp, channels)
     for v in inputs:
+        if v.pinned >= limits.temporaries:
+            raise GlslError(f"the shader reads input temporary {v.pinned}; the build has "
+                            f"{limits.temporaries} temporaries", _use_pos(items, v))
         v.temp = v.pinned
         placed[v] = (v.pinned, list(v.channels))
     for v in sorted(first_def, key=lambda v: (first_def[v], v.id)):
@@ -202,6 +205,16 @@ def _def_pos(items, v):
             for instr in it.instrs:
                 for m in instr.mops():
                     if m.dst is v and m.pos is not None:
+                        return m.pos
+    return None
+
+
+def _use_pos(items, v):
+    for it in items:
+        if isinstance(it, Block):
+            for instr in it.instrs:
+                for m in instr.mops():
+                    if any(base is v for base, _ in m.reads()) and m.pos is not None:
                         return m.pos
     return None
 

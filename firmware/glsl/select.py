@@ -14,9 +14,8 @@ from firmware.glsl import ir
 from firmware.glsl.constants import ConstantPool
 from firmware.glsl.errors import GlslError
 from firmware.glsl.fold import bits as fbits
-from firmware.glsl.machine import (ALPHA_ONLY, HALF, ONE, ZERO, Block, FcItem, Inline, MOp,
-                                   Operand, VReg)
-from firmware.glsl.operands import OperandResolver, compose_mod
+from firmware.glsl.machine import Block, FcItem, MOp, Operand, VReg
+from firmware.glsl.operands import OperandResolver
 from firmware.glsl.select_ops import OpSelection
 
 __all__ = ["select", "Selection", "LOOP_STACK"]
@@ -100,10 +99,13 @@ class Selector(OpSelection, OperandResolver):
                 if n not in live:
                     work.append(n)
         self.live = live
+        # a uniform read in part (a matrix column, say) is placed whole: the interface lists
+        # every component of what the program reads
         leaves = []
-        _walk_regions(self.lowered.region, lambda r, it: leaves.append(it.attr) if
-                      isinstance(it, ir.Node) and it.op == "uniform" and it in live else None)
-        self.pool.place_uniforms(leaves)
+        _walk_regions(self.lowered.region, lambda r, it: leaves.append((it.attr, it in live))
+                      if isinstance(it, ir.Node) and it.op == "uniform" else None)
+        read = {leaf.key for leaf, is_live in leaves if is_live}
+        self.pool.place_uniforms([leaf for leaf, _ in leaves if leaf.key in read])
 
     # --- blocks --------------------------------------------------------------------------------
 
@@ -173,19 +175,24 @@ class Selector(OpSelection, OperandResolver):
                 mop.nowrite = True
 
     def brk(self, item, region):
+        """A BREAK: the exit phis' copies, then the condition: into the loop's done flag
+        (which sets alu_result too), or alu_result alone."""
+        self.copies(item.copies)
         done = self.open_loops[-1]
-        flag = item.cond if item.cond is not None else self.const_ref(1.0)
-        self.copies(item.copies + ([(done, flag)] if done is not None else []))
         fc = FcItem("BREAK", None, item.pos)
-        if item.cond is not None:
+        if done is not None:
+            self.flag(self.vregs[done], item.cond)
+            fc.conditional = item.cond is not None
+        elif item.cond is not None:
             self.emit(self.condition(item.cond))
             fc.conditional = True
         self.items.append(fc)
         self.new_block(region)
 
     def copies(self, pairs):
-        """Parallel copies into phi registers: a source that another copy overwrites is
-        saved first."""
+        """Parallel copies into phi registers. A value only the copy reads is computed into
+        the phi's register in place of the copy (its operation moves to the copy's place);
+        a source that another copy overwrites is saved first."""
         targets = {self.vregs[phi] for phi, _ in pairs if phi in self.live}
         plan = []
         for phi, ref in pairs:
@@ -195,26 +202,69 @@ class Selector(OpSelection, OperandResolver):
             op = self.resolve(ref)
             if op.base is dst and op.mod == 0 and list(op.sel) == list(range(dst.width)):
                 continue
-            plan.append((dst, op))
-        for dst, op in plan:                # a scalar copied into .a: compute it there
-            if dst.width == 1 and dst.channels[0] == 3 and isinstance(op.base, VReg) and \
-                    op.base.width == 1 and op.base.channels[0] is None:
-                writers = [m for m in self.cur.mops if m.dst is op.base]
-                if writers and all(m.unit == "any" for m in writers):
-                    op.base.channels[0] = 3
-                    for m in writers:
-                        m.unit = "alpha"
-        saved = []
-        for i, (dst, op) in enumerate(plan):
-            if op.base in targets and any(d is op.base for d, _ in plan[:i] + plan[i + 1:]):
+            plan.append((dst, op, ref[0]))
+        # which values are computed in place (in an order where none reads a phi another
+        # has already written), then the sources of the other copies that some copy writes
+        # are saved before anything is written, then the sunk operations, then the moves
+        sinks, written, pending = [], set(), list(plan)
+        progress = True
+        while progress:
+            progress = False
+            for item in sorted(pending, key=lambda it: sum(
+                    self._reads(other[2], it[0]) for other in pending if other is not it)):
+                if self._can_sink(*item, written):
+                    pending.remove(item)
+                    sinks.append(item)
+                    written.add(item[0])
+                    progress = True
+                    break
+        moves = []
+        for dst, op, node in pending:
+            if op.base in targets and any(d is op.base for d, _, _ in plan if d is not dst):
                 tmp = VReg(dst.width, dst.channels)
                 self.mov(tmp, range(dst.width), op)
                 op = Operand(tmp, range(dst.width))
-            saved.append((dst, op))
-        for dst, op in saved:
+            moves.append((dst, op))
+        for dst, op, node in sinks:
+            self._sink(dst, node)
+        for dst, op in moves:
             for mop in self.mov(dst, range(dst.width), op):
                 mop.note = "copy"
-            dst.hint = dst.hint or (op.base if isinstance(op.base, VReg) else None)
+
+    def _reads(self, node, reg):
+        return any(v is reg for m in self.mops_of.get(node, []) for v, _ in m.reads())
+
+    def _can_sink(self, dst, op, node, written):
+        """Can ``node`` (whose value only this copy reads) be computed into ``dst`` at the
+        copy's place?"""
+        src = op.base
+        if not isinstance(src, VReg) or src.pinned is not None or op.mod or \
+                list(op.sel) != list(range(dst.width)) or src.width != dst.width or \
+                self.uses[node] != 1 or self.vregs.get(node) is not src:
+            return False
+        mops = self.mops_of.get(node, [])
+        if not mops or any(m not in self.cur.mops or m.kind != "alu" or m.out is not None
+                           or m.alu_result or m.dst is not src for m in mops):
+            return False
+        for m in mops:
+            if any(v in written for v, _ in m.reads()):
+                return False
+            for c in m.comps:
+                want, have = dst.channels[c], src.channels[c]
+                if have is not None and have != want:
+                    return False
+                if have is None and not (want == 3 and m.unit in ("any", "alpha") or
+                                         want != 3 and m.unit in ("any", "rgb")):
+                    return False
+        return True
+
+    def _sink(self, dst, node):
+        for m in self.mops_of[node]:
+            self.cur.mops.remove(m)
+            if m.unit == "any":
+                m.unit = "alpha" if dst.channels[m.comps[0]] == 3 else "rgb"
+            m.dst = dst
+            self.cur.mops.append(m)
 
     def loop(self, loop, region):
         """A loop of up to 255 x 255 iterations: an outer LOOP around the inner LOOP the
@@ -235,7 +285,11 @@ class Selector(OpSelection, OperandResolver):
         self.vregs[done] = VReg(1, [3], name="done")
         self.live.add(done)
         init = [(phi, phi.args[0]) for phi in loop.header]
-        self.copies(init + ([(done, self.const_ref(0.0))] if levels == 2 else []))
+        # every iteration's BREAKs set the done flag before the end of the body reads it;
+        # a loop without one needs it cleared
+        breaks = any(isinstance(it, ir.Break) for it in loop.body.items)
+        self.copies(init + ([(done, self.const_ref(0.0))] if levels == 2 and not breaks
+                            else []))
         for _ in range(levels):
             self.items.append(FcItem("LOOP", loop, loop.pos))
         self.loop_stack += levels

@@ -103,9 +103,9 @@ class OpSelection:
 
     @staticmethod
     def _joins(a, b):
-        if a.base is None or b.base is None:
-            return a.mod == b.mod or a.base is None and b.base is None
-        return a.base == b.base and a.mod == b.mod
+        """Can one operand read both a's and b's lanes (one base, one modifier)?"""
+        same_base = a.base is None or b.base is None or a.base == b.base
+        return same_base and a.mod == b.mod
 
     @staticmethod
     def _join(a, b):
@@ -293,11 +293,11 @@ class OpSelection:
         x = self.operand_of(cmp_node, lane_swz, 0)
         y = self.operand_of(cmp_node, lane_swz, 1)
         abs_mod = 3 if cmp_node.op in ("seq", "sne") else 0
-        if y.base is None and all(s == ZERO for s in y.sel):
+        if y.base is None and all(s == ZERO for s in y.sel) and y.mod == 0:
             return Operand(x.base, x.sel, compose_mod(abs_mod, x.mod)), None
-        if x.base is None and all(s == ZERO for s in x.sel):
+        if x.base is None and all(s == ZERO for s in x.sel) and x.mod == 0:
             return Operand(y.base, y.sel, compose_mod(abs_mod, compose_mod(1, y.mod))), None
-        if x.base is None and all(s == ONE for s in x.sel) and y.mod == 0 and \
+        if x.base is None and all(s == ONE for s in x.sel) and x.mod == 0 and y.mod == 0 and \
                 y.base is not None and all(isinstance(s, int) for s in y.sel):
             # srcp = 1 - src0
             return Operand("srcp", _ident(len(y.sel)), abs_mod), (3, y, None)
@@ -340,11 +340,14 @@ class OpSelection:
             return comp
         return base.channels[comp]
 
-    def _select_cmp(self, node, cond_ref, if_true, if_false):
-        """Emit ``cond ? if_true : if_false`` (operands) for a bool cond ref."""
+    def _select_cmp(self, node, cond_ref, if_true, if_false, reg=None):
+        """Emit ``cond ? if_true : if_false`` (operands) for a bool cond ref, into node's
+        register (or ``reg``, one component wide)."""
         cnode, cswz, cmod = self.chain(cond_ref)
-        reg = self.result(node)
-        width = node.width
+        if reg is None:
+            reg, width = self.result(node), node.width
+        else:
+            width = 1
         if cnode.op in ("slt", "sge", "seq", "sne") and cmod == 0:
             a, b = (if_true, if_false) if cnode.op in ("sge", "seq") else (if_false, if_true)
             diff, presub = self.difference(cnode, cswz)
@@ -356,6 +359,17 @@ class OpSelection:
         c = self.resolve(cond_ref)
         neg_c = Operand(c.base, c.sel, compose_mod(1, c.mod))
         return self.emit_vec("CMP", reg, _ident(width), [if_false, if_true, neg_c], node=node)
+
+    def flag(self, reg, cond_ref):
+        """``reg`` (a one-component register) = cond ? 1 : 0, setting alu_result to it."""
+        one, zero = Operand(None, [ONE]), Operand(None, [ZERO])
+        if cond_ref is None:
+            mops = self.mov(reg, [0], one)
+        else:
+            mops = self._select_cmp(None, cond_ref, one, zero, reg=reg)
+        for m in mops:
+            m.alu_result = "ne"
+        return mops
 
     def _difference_in_register(self, cnode, cswz):
         """The comparison's difference computed once per distinct lane into a register."""
@@ -371,12 +385,12 @@ class OpSelection:
 
     @staticmethod
     def _fits(operands, presub):
-        bases = {p.base for p in presub[1:] if p is not None}
-        for o in operands:
-            if o.base is not None and o.base not in bases:
-                bases.add(o.base)
-        slots = len({b for b in bases})
-        return slots <= 3
+        """Do the operands fit the slots the pre-subtract leaves (it takes slot 0, and slot 1
+        when it has two operands, even for one base twice)?"""
+        inputs = [p for p in presub[1:] if p is not None]
+        own = {p.base for p in inputs}
+        others = {o.base for o in operands if o.base is not None and o.base not in own}
+        return len(inputs) + len(others) <= 3
 
     def _n_select(self, node):
         a, b = self.resolve(node.args[1]), self.resolve(node.args[2])

@@ -6,7 +6,7 @@ unit) reads one slot; the pre-subtract unit reads slots 0 and 1; MDH/MDV read sl
 for them (or None), with ``key`` naming a base: the scheduler keys virtual registers, the
 emitter physical registers."""
 
-from firmware.glsl.machine import ConstReg, Inline, VReg
+from firmware.glsl.machine import ConstReg, Inline
 
 __all__ = ["requirements", "assign", "lane_side", "presub_side"]
 

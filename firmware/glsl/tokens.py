@@ -45,7 +45,6 @@ class TokenStream:
         return None
 
     def expect(self, text, context=""):
-        t = self.peek()
         if not self.at(text):
             raise self.unexpected(f"'{text}'" + (f" {context}" if context else ""))
         return self.next()

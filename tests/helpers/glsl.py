@@ -4,7 +4,6 @@ results as floats."""
 from firmware.glsl import compile_glsl
 from sim.r500 import fp32
 from sim.r500.quad import LaneInput, run_quad
-from sim.r500.tex import Sampler
 
 __all__ = ["run_glsl", "Run", "set_uniforms"]
 
@@ -37,7 +36,7 @@ class Run:
     def out(self, lane=0, target=0):
         """Render target ``target`` of a lane as floats (None if not written)."""
         lr = self.result.lanes[lane]
-        if target not in lr.outputs:
+        if lr.killed or target not in lr.outputs:
             return None
         return [fp32.to_float(w) for w in lr.outputs[target]]
 

@@ -8,8 +8,17 @@ import random
 
 import pytest
 
+from firmware.glsl import Limits
+from firmware.glsl.check import check
+from firmware.glsl.lexer import tokenize
+from firmware.glsl.lower import lower_program
+from firmware.glsl.lower_expr import ConstantEvaluator
+from firmware.glsl.parser import parse
+from firmware.glsl.preprocessor import preprocess
 from sim.r500 import fp32
+from tests.firmware.glsl.random_programs import RELATIONS, RandomProgram, binary
 from tests.helpers.glsl import run_glsl
+from tests.helpers.glsl_ir import run_ir
 
 
 def f32(x):
@@ -290,7 +299,8 @@ def test_inputs_fragcoord_and_fragdata():
                                    gl_FragCoord.w);""")
     pixel = [(4, 6), (5, 6), (4, 7), (5, 7)]
     results, run = outs(src, UV, pixel=pixel)
-    assert run.compiled.interface["inputs"] == ["gl_FragCoord/theia_Pixel"]
+    assert run.compiled.interface["inputs"] == ["gl_FragCoord", "gl_FrontFacing", "theia_Pixel",
+                                                "theia_UV0"]
     for (x, y), out in zip(pixel, results):
         assert out == [x + 0.5, y + 0.5, y + 1.0, 1.0]
 
@@ -315,34 +325,74 @@ def test_uniform_initialisers_are_the_hosts_constants():
     assert out == [1.0, 2.0, 3.0, 4.0]
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_random_arithmetic_expressions(seed):
-    """Random expression trees of + - * and min/max/abs over a, b, c: the compiled program
-    (fused, with modifiers and pre-subtract) rounds each step as binary32 does."""
+@pytest.mark.parametrize("seed", range(4))
+def test_random_expressions(seed):
+    """Random expression trees of + - * min max abs, negation, comparisons, selects and
+    logical operators over a, b, c and constants of both signs: the compiled program (fused,
+    with modifiers, pre-subtract and compare-and-select) against Python, rounding each
+    arithmetic step as binary32 does."""
     rng = random.Random(seed)
+    constants = ["1.0", "0.5", "2.0", "3.25", "-1.0", "-0.5", "0.0", "-2.0", "10.0"]
 
-    def tree(depth):
+    def number(depth):
         if depth == 0 or rng.random() < 0.2:
-            leaf = rng.choice(["u.x", "u.y", "u.z", "1.0", "0.5", "2.0", "3.25"])
+            leaf = rng.choice(["u.x", "u.y", "u.z"] + constants)
             return leaf, (lambda env, leaf=leaf: env[leaf])
-        op = rng.choice(["+", "-", "*", "min", "max", "abs", "neg"])
-        (ta, fa), (tb, fb) = tree(depth - 1), tree(depth - 1)
+        op = rng.choice(["+", "-", "*", "min", "max", "abs", "neg", "?:"])
+        (ta, fa), (tb, fb) = number(depth - 1), number(depth - 1)
         if op == "abs":
             return f"abs({ta})", lambda e: abs(fa(e))
         if op == "neg":
-            return f"(-{ta})", lambda e: -fa(e)
-        if op in ("min", "max"):
-            fn = min if op == "min" else max
-            return f"{op}({ta}, {tb})", lambda e: fn(fa(e), fb(e))
-        return f"({ta} {op} {tb})", lambda e, op=op: f32({"+": lambda x, y: x + y,
-                                                          "-": lambda x, y: x - y,
-                                                          "*": lambda x, y: x * y}[op](
-            fa(e), fb(e)))
-    exprs = [tree(4) for _ in range(4)]
-    src = body("gl_FragColor = vec4(" + ", ".join(t for t, _ in exprs) + ");")
-    uv = [[f32(rng.uniform(-4, 4)) for _ in range(3)] for _ in range(4)]
+            return f"(- {ta})", lambda e: -fa(e)
+        if op == "?:":
+            tc, fc = boolean(depth - 1)
+            return f"({tc} ? {ta} : {tb})", lambda e: fa(e) if fc(e) else fb(e)
+        return binary(op, (ta, fa), (tb, fb))
+
+    def boolean(depth):
+        op = rng.choice(["<", ">", "<=", ">=", "==", "!=", "&&", "||", "!"])
+        if op in ("&&", "||", "!") and depth > 0:
+            (ta, fa), (tb, fb) = boolean(depth - 1), boolean(depth - 1)
+            if op == "!":
+                return f"!({ta})", lambda e: not fa(e)
+            fn = (lambda x, y: x and y) if op == "&&" else (lambda x, y: x or y)
+            return f"({ta} {op} {tb})", lambda e: fn(fa(e), fb(e))
+        (ta, fa), (tb, fb) = number(max(depth - 1, 0)), number(max(depth - 1, 0))
+        op = op if op in RELATIONS else "<"
+        rel = RELATIONS[op]
+        return f"({ta} {op} {tb})", lambda e: rel(fa(e), fb(e))
+    exprs = [number(4) for _ in range(3)]
+    cond, fcond = boolean(3)
+    src = body("gl_FragColor = vec4(" + ", ".join(t for t, _ in exprs) + f", float({cond}));")
+    uv = [[rng.choice([f32(rng.uniform(-4, 4)), float(rng.randrange(-3, 4))])
+           for _ in range(3)] for _ in range(4)]
     results, _ = outs(src, uv)
     for (x, y, z), out in zip(uv, results):
-        env = {"u.x": x, "u.y": y, "u.z": z, "1.0": 1.0, "0.5": 0.5, "2.0": 2.0, "3.25": 3.25}
-        want = [fn(env) for _, fn in exprs]
+        env = {"u.x": x, "u.y": y, "u.z": z}
+        env.update({c: float(c) for c in constants})
+        want = [fn(env) for _, fn in exprs] + [float(fcond(env))]
         assert out == pytest.approx(want, rel=1e-6, abs=1e-6), src
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_programs(seed):
+    """Random programs of assignments, ifs, loops (unrolled and on the engine), break,
+    continue, return and discard against their meaning in Python, lane by lane; and the
+    machine code against the IR it was made from (tests/helpers/glsl_ir.py), bit for bit."""
+    program = RandomProgram(seed)
+    source = "#version 120\n" + program.source
+    lowered = lower_program(check(parse(*preprocess(tokenize(source))), Limits(),
+                                  ConstantEvaluator()), Limits())
+    rng = random.Random(seed)
+    for n in (0, 3):
+        uv = [[float(rng.randrange(-3, 4)) / 2 for _ in range(3)] for _ in range(4)]
+        run = run_glsl(source, {"n": n}, lanes=[{2: list(v) + [0.0]} for v in uv])
+        for lane, v in enumerate(uv):
+            want = program.run(v, n)
+            assert run.killed(lane) == (want is None), program.source
+            ir_out = run_ir(lowered, {"n": [float(n)]}, {2: list(v) + [0.0]})
+            assert (ir_out is None) == (want is None)
+            if want is not None:
+                assert run.out(lane) == pytest.approx(want, rel=1e-6, abs=1e-6), \
+                    program.source
+                assert run.out(lane) == ir_out[0]

@@ -16,16 +16,6 @@ RTL_SAMPLE = ["builtin-geometric", "builtin-exponential", "types-matrices", "fun
               "flow-break-continue", "flow-divergent", "builtin-texture",
               "builtin-texture-filtering", "builtin-derivatives", "discard"]
 _MODEL = make_engine("model")
-#: files that fail on a bug of the compiler (x == -1.0 of a computed x is compiled as
-#: 1 - x == 0), expected to fail until it is fixed (strict: the fix shows here)
-COMPILER_BUGS = {"builtin-common", "flow-if-else"}
-
-
-def _marked(path):
-    if path.stem in COMPILER_BUGS:
-        return pytest.param(path, marks=pytest.mark.xfail(
-            strict=True, reason="compiler bug: x == -1.0 compiled as 1 - x == 0"))
-    return path
 
 
 def test_the_suite_and_the_sample_exist():
@@ -33,7 +23,7 @@ def test_the_suite_and_the_sample_exist():
     assert {f"{name}.shader_test" for name in RTL_SAMPLE} <= {f.name for f in FILES}
 
 
-@pytest.mark.parametrize("path", [_marked(f) for f in FILES], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_on_the_model(path):
     outcome = run_test(path, _MODEL)
     assert (outcome.result, outcome.reason) == ("pass", None)
