@@ -256,7 +256,7 @@ PRESETS = {
     "ulx3s": GpuConfig(cores=4, r500=None, **_BOARD),
     # the board with the R500 stage: one THEIA core with the bins leaves it the block RAMs
     # (four do not fit, two leave none for the bins and do not route; docs/fpga.md, "The R500
-    # stage on the board"); built for 41.67 MHz (boards.ulx3s.PRESET_FREQ_MHZ), routes at 44.81
+    # stage on the board"); built for 41.67 MHz (its clock: boards.ulx3s.PRESET_FREQ_MHZ)
     "ulx3s-r500": GpuConfig(cores=1, r500=R500Config(temporaries=32, contexts=1, instructions=64,
                                                      lut_code_ram=True),
                             r500_row_words=4096, **_BOARD),
