@@ -7,7 +7,8 @@ stalls (nothing overused, no fewer failing arcs for a while), the watchdog stops
 the build runs it again without the rip-up (``route_attempts``): router2 then ends as soon as
 nothing is overused, with the Fmax that routing has. The second run places the netlist again,
 and the placement is the first run's: nextpnr's placement is a function of the netlist, the
-seed and the options (its checksum after placement, which the report compares, is the same).
+seed and the options: every line the placer logs is the first run's (``placement_digest``,
+which the report compares; nextpnr's own checksum also covers the options, so it differs).
 Routing from the first run's placed netlist (``--write``, then ``--json placed.json --no-pack
 --no-place``) would skip that placement, but nextpnr-ecp5 0.11 does not route a netlist it
 placed in another run: router2 stops at once with "Failed to route arc" on a LUT input (seen
@@ -15,6 +16,7 @@ on a one-core top, with and without ``--disable-router-lutperm``). When the over
 the build ends there: the placement does not route.
 """
 
+import hashlib
 import re
 import shlex
 import subprocess
@@ -27,7 +29,7 @@ from hdl.nextpnr_log import parse_nextpnr_log
 from hdl.route_watchdog import DIVERGED, RIPUP_STALLED, STALLED, Watchdog, watch
 
 __all__ = ["BuildError", "PLACED", "NEXTPNR_REPORT", "RouteAttempt", "route_attempts",
-           "PnrOptions", "PnrResult", "place_and_route", "placement_checksum"]
+           "PnrOptions", "PnrResult", "place_and_route", "placement_digest"]
 
 #: the placed netlist of a place-only build (nextpnr --write; bench.placed_paths reads it)
 PLACED = "placed.json"
@@ -36,7 +38,9 @@ PLACED = "placed.json"
 NEXTPNR_REPORT = "nextpnr-report.json"
 #: the options of Amaranth's nextpnr call that the build sets itself, with their values
 _OWN_OPTIONS = {"--log": 1}
-_CHECKSUM = re.compile(r"^Info: Checksum: (0x[0-9a-f]+)", re.M)
+#: what differs between two logs of one placement: times, and nextpnr's checksums (which
+#: cover the options, routing's too)
+_RUN_SPECIFIC = re.compile(r"\d+(\.\d+)?s\b|Checksum: 0x[0-9a-f]+")
 
 
 class BuildError(Exception):
@@ -85,17 +89,26 @@ class PnrResult:
     placed_fmax_mhz: float = None
 
 
-def placement_checksum(log_text):
-    """nextpnr's checksum of the design after placement (the second it logs; None if it did
-    not get that far): equal checksums, equal placements."""
-    found = _CHECKSUM.findall(log_text)
-    return found[1] if len(found) > 1 else None
+def placement_digest(log_text):
+    """A digest of what nextpnr logs up to routing (packing, every placer iteration, the
+    estimate after placement; times and checksums left out): runs with equal digests placed
+    alike. None if the log does not reach the end of placement."""
+    end = _routing_start(log_text)
+    if end is None:
+        return None
+    lines = (_RUN_SPECIFIC.sub("", line) for line in log_text[:end].splitlines())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
+def _routing_start(log_text):
+    found = [i for i in (log_text.find("Running router2"), log_text.find("Info: Routing.."))
+             if i >= 0]
+    return min(found) if found else None
 
 
 def _placed_fmax(log_text):
     """The Fmax nextpnr estimates after placement (its first Fmax lines)."""
-    routing = min((i for i in (log_text.find("Running router2"), log_text.find("Info: Routing.."))
-                   if i >= 0), default=len(log_text))
+    routing = _routing_start(log_text)
     return parse_nextpnr_log(log_text[:routing])["fmax_mhz"]
 
 
@@ -133,7 +146,7 @@ def place_and_route(out_dir, nextpnr, amaranth_call, ecppack_command, options, l
         attempts = attempts[:1]
     stopped = []
     commands = []
-    checksums = []
+    digests = []
     for n, attempt in enumerate(attempts, 1):
         log_name = f"nextpnr{n}.log"
         command = _command(amaranth_call, nextpnr, log_name, options, attempt.tmg_ripup)
@@ -152,11 +165,11 @@ def place_and_route(out_dir, nextpnr, amaranth_call, ecppack_command, options, l
                "placement_seconds": round(routing_at, 1),
                "routing_seconds": round(watched.seconds - routing_at, 1),
                "iterations": watched.iterations,
-               "placement_checksum": placement_checksum(text),
+               "placement_digest": placement_digest(text),
                "ended": "placed" if options.place_only else
                         "routed" if verdict is None else f"stopped: {verdict.text}"}
         result.runs.append(run)
-        checksums.append(run["placement_checksum"])
+        digests.append(run["placement_digest"])
         if result.placed_fmax_mhz is None:
             result.placed_fmax_mhz = _placed_fmax(text)
         log(f"place and route {n}: placement {run['placement_seconds']:.0f} s, "
@@ -177,9 +190,8 @@ def place_and_route(out_dir, nextpnr, amaranth_call, ecppack_command, options, l
     result.steps["placement"] = round(sum(r["placement_seconds"] for r in result.runs), 1)
     result.steps["routing"] = round(sum(r["routing_seconds"] for r in result.runs), 1)
     if stopped and not result.failure:
-        same = ("the same placement" if len(set(checksums)) == 1
-                else "a placement that differs from the first (checksums " + ", ".join(
-                    str(c) for c in checksums) + ")")
+        same = ("the same placement" if len(set(digests)) == 1
+                else "a placement that differs from the first (its placer logged otherwise)")
         result.watchdog = (f"stopped run 1: {stopped[0]}; run 2 routed {same} without "
                            f"--tmg-ripup")
     elif stopped:

