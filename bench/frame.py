@@ -27,7 +27,7 @@ from pathlib import Path
 from bench.measured_builds import board_build
 from hdl.config import PRESET_NAMES, preset
 from sim.errors import cli_errors
-from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
+from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
 
 
 def board_clock(config, report=None):

@@ -100,7 +100,7 @@ def main(argv=None):
         from firmware.rom import default_rom
         from sim.demo_scene import demo_scene
         from sim.gpu_pysim import render_gpu_pysim
-        from sim.scene import load_any_scene
+        from sim.scene_loader import load_any_scene
         scene = load_any_scene(args.scene) if args.scene else demo_scene(size=args.size, bands=1)
         watch = CoreWatch()
         started = time.monotonic()

@@ -20,9 +20,10 @@ import json
 import random
 import time
 
-from hdl.gpu.host_protocol import (BlockingPort, R5Area, R5Reg, launch_quad, load_quad,
-                                   r500_address, r500_load_runs, run_blocking, shading_state,
-                                   host_address, Region)
+from hdl.gpu.address_map import R5Area, R5Reg, Region, host_address, r500_address
+from host.port import BlockingPort, run_blocking
+from host.r500_job import launch_quad, load_quad
+from host.r500_state import r500_load_runs, shading_state
 from firmware.r500asm import assemble
 from sim.r500 import fp32
 from sim.r500.job import Job

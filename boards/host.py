@@ -9,7 +9,7 @@ scene description (docs/scene-import.md) or ``demo``; ``--shader``/``--constants
 hits with an R500 program on the board's R500 stage, as for ``sim.render``. Loads the scene (refusing one the board
 cannot hold exactly: ``GpuConfig.check_fits`` of the board's preset), starts the frame, polls STATUS, reads the converted
 8-bit pixels back and writes a PNG (sim.image): the frame sequence every host uses
-(hdl/gpu/host_protocol.py).
+(host/frame.py).
 The serial port is a ``Transport`` (``write(bytes)``, ``read(n, timeout) -> bytes``); tests and
 ``--simulated`` plug in a simulated UART instead of pyserial (boards/sim_uart.py): with
 ``--simulated`` the board top is compiled (sim/fast) and runs behind a line that damages bytes
@@ -22,18 +22,20 @@ import argparse
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 
 from boards.crc import crc32, crc32_bytes
 from boards.host_link import (ACK, NAK, CMD_STATUS, CMD_WRITE, CMD_READ, CMD_READ_BYTES,
-                              LINK_TIMEOUT_S, MAX_COUNT, WRITE_WORDS)
+                              MAX_COUNT, WRITE_WORDS)
+from boards.link_timing import LinkTiming
 from hdl.config import PRESET_NAMES, SceneDoesNotFit, preset
 from sim.image import words_to_rgb
-from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
-                                   render_frame_blocking)
-from sim.scene import SCENE_ARGUMENT_HELP, SceneError, load_any_scene
+from hdl.gpu.address_map import FRAME_ENDED, Reg, register_address
+from host.errors import FrameError
+from host.frame import render_frame_blocking
+from sim.scene import SceneError
+from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
 
 __all__ = ["LinkError", "LinkTiming", "SerialTransport", "HostLinkClient", "render_on_board",
            "main", "ATTEMPTS", "READ_BYTES"]
@@ -53,29 +55,6 @@ class LinkError(Exception):
 
 class _Failure(Exception):
     """One exchange went wrong (timeout, bad answer, NAK): it is retried."""
-
-
-@dataclass(frozen=True)
-class LinkTiming:
-    """What the host waits for. ``byte_s``: a byte on the line (10 bits); ``board_timeout_s``:
-    the silence after which the board ends a command (LINK_TIMEOUT_S); ``latency_s``: the
-    turnaround of the host's port (USB frames, the FTDI latency timer, the OS)."""
-    byte_s: float
-    board_timeout_s: float = LINK_TIMEOUT_S
-    latency_s: float = 0.05
-
-    @classmethod
-    def for_baud(cls, baud, **changes):
-        return cls(byte_s=10 / baud, **changes)
-
-    def answer_timeout(self, sent, expected):
-        """An answer of ``expected`` bytes to a command of ``sent`` bytes, with 50 % margin."""
-        return 1.5 * (sent + expected + 4) * self.byte_s + self.latency_s
-
-    @property
-    def quiet_s(self):
-        """Silence that proves the board idle: its timeout, then its NAK, and margin."""
-        return 1.5 * self.board_timeout_s + 16 * self.byte_s + self.latency_s
 
 
 class SerialTransport:
@@ -297,7 +276,7 @@ class HostLinkClient:
 
 
 class _BoardHost:
-    """The link as the blocking host of the frame sequence (hdl/gpu/host_protocol.py):
+    """The link as the blocking host of the frame sequence (host/frame.py):
     ``wait_frame`` reads STATUS every ``poll_interval`` seconds for up to ``timeout``."""
 
     def __init__(self, client, poll_interval, timeout):
@@ -442,10 +421,7 @@ def main(argv=None):
         if not args.simulated and not args.port:
             raise ValueError("give --port (a board) or --simulated")
         rate = _fault_rate(args.fault_rate)
-        scene = load_any_scene(args.scene)
-        if args.shader or args.constants:
-            from sim.render import shading_for
-            scene.shader = shading_for(scene, args.shader, args.constants)
+        scene = load_any_scene(args.scene, args.shader, args.constants)
         name = args.config or ("ulx3s-r500" if scene.shader else "ulx3s")
         config = preset(name)
         config.check_fits(scene)

@@ -21,7 +21,7 @@ import math
 import random
 from collections import Counter, deque
 
-from boards.host import LinkTiming
+from boards.link_timing import LinkTiming
 
 __all__ = ["FaultInjector", "SimulatedLine", "AmaranthSerial", "CompiledSerial", "TO_BOARD",
            "TO_HOST"]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from hdl.gpu.scene_layout import SLOT_ROWS
 from hdl.isa import R500_TEMPS, R500_MAX_INSTRUCTIONS
+from hdl.isa.r500_program import highest_temporary, program_inputs
 
 __all__ = ["DividerSharing", "CoreConfig", "R500Config", "GpuConfig", "PRESETS", "preset",
            "PRESET_NAMES", "CORE_PRESET_NAMES", "SceneDoesNotFit", "TEXTURE_SHIFT", "TEXTURE_MAX"]
@@ -41,9 +42,7 @@ def r500_row_words(scene):
     shading = getattr(scene, "shader", None)
     if shading is None:
         return 0
-    from hdl.r500.program import temporaries_read
-    inputs = temporaries_read(shading.program) & ((1 << 9) - 1)      # temporaries 0-8
-    return scene.width * (4 + 3 * bin(inputs).count("1"))
+    return scene.width * (4 + 3 * bin(program_inputs(shading.program)).count("1"))
 
 
 class SceneDoesNotFit(ValueError):
@@ -217,7 +216,6 @@ class GpuConfig:
             if instructions > self.r500.instructions:
                 fail(f"an R500 program of {instructions} instructions, the GPU holds "
                      f"{self.r500.instructions}")
-            from hdl.r500.program import highest_temporary
             highest = highest_temporary(shading.program)
             if highest is not None and highest >= self.r500.temporaries:
                 fail(f"the R500 program names temporary {highest}, the GPU's R500 stage holds "

@@ -17,7 +17,7 @@ from amaranth.sim import Simulator
 
 from hdl.alu.shared_divider import DIVIDER_SLOTS, SharedDivider
 from hdl.core.core import Core, Counters
-from hdl.gpu.host_protocol import core_error_message
+from host.errors import core_error_message
 from hdl.isa import NUM_REGS, USER_CODE_START, BANK_OUTPUT
 
 __all__ = ["run_program_rtl", "WithDivider", "standalone", "core_under_test", "wait_settled", "read_registers", "core_error_message",

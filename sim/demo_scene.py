@@ -16,9 +16,11 @@ A face's UVs stay one texel inside its region, so the bilinear neighbour (u + 1,
 reaches into the next region.
 """
 
+import dataclasses
 import math
 
 from hdl.isa import ONE, MASK32
+from sim.r500.shader_config import SHADER_DIR, load_shading
 from sim.scene import Scene
 
 __all__ = ["demo_scene", "demo_lit_scene", "q", "CAMERA", "WINDOW_MIN", "WINDOW_MAX", "LIGHT",
@@ -220,8 +222,5 @@ def demo_scene(size=128, bands=4, texture_size=128, baked_lighting=True):
 def demo_lit_scene(**kwargs):
     """``demo-lit``: the demo scene (``kwargs`` as ``demo_scene``'s) without baked lighting,
     lit by the R500 program firmware/r500_shaders/lit.asm with the constants of LIT_CONSTANTS."""
-    from sim.r500.shader_config import SHADER_DIR, load_shading
-    scene = demo_scene(baked_lighting=False, **kwargs)
-    scene.name = "demo-lit"
-    scene.shader = load_shading("lit", SHADER_DIR / LIT_CONSTANTS)
-    return scene
+    return dataclasses.replace(demo_scene(baked_lighting=False, **kwargs), name="demo-lit",
+                               shader=load_shading("lit", SHADER_DIR / LIT_CONSTANTS))

@@ -4,20 +4,25 @@ import sys
 from contextlib import contextmanager
 
 
+def _known_errors():
+    """The project's errors that mean bad input or a missing tool, not a bug."""
+    from firmware.program import AsmError
+    from sim.fast.build import BuildError
+    from sim.fast.driver import FastSimError
+    from sim.gpu_pysim import GpuRenderError
+    from sim.model import TheiaError
+    from sim.scene import SceneError
+    from sim.sequencer import RenderError
+    return (TheiaError, OSError, ValueError, SceneError, AsmError, RenderError, FastSimError,
+            BuildError, GpuRenderError)
+
+
 @contextmanager
 def cli_errors(prog):
     """Print known errors as ``prog: message`` and exit 1; let real bugs show their traceback."""
-    from sim.model import TheiaError
-    known = [TheiaError, OSError, ValueError]
-    for module, name in (("sim.scene", "SceneError"), ("firmware.asm", "AsmError"),
-                         ("sim.sequencer", "RenderError"), ("sim.fast.driver", "FastSimError"),
-                         ("sim.fast.build", "BuildError"), ("sim.gpu_pysim", "GpuRenderError")):
-        try:
-            known.append(getattr(__import__(module, fromlist=[name]), name))
-        except (ImportError, AttributeError):
-            pass
+    known = _known_errors()
     try:
         yield
-    except tuple(known) as e:
+    except known as e:
         print(f"{prog}: {e}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -1,7 +1,7 @@
 """Rendering a scene on the whole GPU (hdl/gpu/gpu.py) in Amaranth's own simulator.
 
 Everything goes through the host port with the frame sequence every host uses
-(hdl/gpu/host_protocol.py, docs/host-interface.md): user code, texture, triangles,
+(host/frame.py, docs/host-interface.md): user code, texture, triangles,
 configuration rows, band table with output bases, counts; CTRL start; poll STATUS; read the
 counters and the output memory. Slow (a few hundred to a few thousand cycles per second): for
 tiny scenes, tests and VCD debugging.
@@ -15,8 +15,9 @@ from amaranth.sim import Simulator
 
 from hdl.config import r500_row_words
 from hdl.gpu.gpu import Gpu
-from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
-                                   render_frame)
+from hdl.gpu.address_map import FRAME_ENDED, Reg, register_address
+from host.errors import FrameError
+from host.frame import render_frame
 from sim.bins import bin_rows_for, frame_bins
 
 __all__ = ["render_gpu_pysim", "gpu_for_scene", "GpuRenderError", "HostDriver", "PysimPort"]
@@ -107,7 +108,7 @@ class HostDriver:
 
 class PysimPort:
     """A HostDriver as the port of the host protocol's frame sequence
-    (hdl/gpu/host_protocol.py): ``wait_frame`` reads STATUS every ``poll_every`` cycles, calls
+    (host/frame.py): ``wait_frame`` reads STATUS every ``poll_every`` cycles, calls
     ``progress(pixels, cycles)`` after each read and gives up after ``max_cycles``."""
 
     def __init__(self, driver, poll_every=64, progress=None, max_cycles=None):

@@ -1,7 +1,7 @@
 """Render a scene: ``python -m sim.render SCENE --engine model --out FILE.png|FILE.ppm``.
 
 SCENE is a theia-2010 scene directory, a .toml/.json scene description or ``demo``, the
-built-in demo scene (``sim.scene.load_any_scene``). The image is written as PPM in the
+built-in demo scene (``sim.scene_loader.load_any_scene``). The image is written as PPM in the
 reference layout (first row = y 0) or as PNG the right way up.
 
 ``--shader PROG [--constants FILE]`` shades the hits with an R500 fragment program in place of
@@ -9,14 +9,13 @@ THEIA's PIXELSHADER (docs/r500-shading.md), on the model or on the GPU's R500 st
 """
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
 
 from hdl.config import PRESET_NAMES
 from sim.errors import cli_errors
-from sim.scene import SCENE_ARGUMENT_HELP, load_any_scene
+from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
 
 
 RTL_BACKENDS = ("fast", "verilator", "cxxrtl", "pysim")
@@ -121,17 +120,6 @@ class ProgressBar:
             self.stream.flush()
 
 
-def shading_for(scene, program=None, constants=None):
-    """The R500 program of ``--shader``/``--constants``: ``program`` replaces the scene's own
-    (with ``constants`` or none); ``constants`` alone replaces the constants of the scene's."""
-    from sim.r500.shader_config import load_constants, load_shading
-    if program:
-        return load_shading(program, constants)
-    if scene.shader is None:
-        raise ValueError(f"--constants: scene '{scene.name}' has no R500 program (give --shader)")
-    return dataclasses.replace(scene.shader, constants=load_constants(constants))
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m sim.render", description=__doc__.splitlines()[0])
     parser.add_argument("scene", help=SCENE_ARGUMENT_HELP)
@@ -172,9 +160,7 @@ def main(argv=None):
         if args.vcd and not (args.engine == "rtl" and args.backend == "pysim"):
             raise SystemExit("sim.render: --vcd needs --engine rtl --backend pysim")
         from sim.image import output_to_rgb, write_image
-        scene = load_any_scene(args.scene)
-        if args.shader or args.constants:
-            scene.shader = shading_for(scene, args.shader, args.constants)
+        scene = load_any_scene(args.scene, args.shader, args.constants)
         progress = None
         if args.engine == "rtl" and not args.quiet:
             progress = ProgressBar(scene.width * scene.height)

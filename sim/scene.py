@@ -8,8 +8,8 @@ original ignored) and, optionally, Instructions.mem (entry table and user code).
 Every value in a `Scene` is a 32-bit word exactly as it appears in the files (Q14.17 for
 coordinates, two's complement for negatives), so a scene read and written again is unchanged.
 
-``load_any_scene`` is what every tool loads a scene with: a scene directory, a .toml/.json
-scene description (sim/scene_import.py) or the built-in ``demo``.
+A ``Scene`` is a value: a loader returns it complete, and a change is a new scene
+(``dataclasses.replace``). Tools load scenes with ``sim.scene_loader.load_any_scene``.
 """
 
 from dataclasses import dataclass
@@ -18,7 +18,7 @@ from pathlib import Path
 from hdl.isa import SCALE, ONE, MASK32, NUM_ENTRIES
 
 __all__ = [
-    "SceneError", "Scene", "load_scene", "load_any_scene", "SCENE_ARGUMENT_HELP", "save_scene",
+    "SceneError", "Scene", "load_scene", "save_scene",
     "read_hex_words",
     "CONFIG_ROW_NAMES", "TRIANGLE_ROW_NAMES", "TRIANGLE_WORDS", "LEGACY_NODE_WORDS",
 ]
@@ -62,7 +62,7 @@ def _ceil_div(a, b):
     return -((-a) // b)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Scene:
     name: str
     config: list[Row]
@@ -274,28 +274,6 @@ def load_scene(directory):
     creg = _load_creg(directory / CREG) if (directory / CREG).is_file() else None
     return Scene(name=directory.name, config=config, bands=bands, aabb=aabb, triangles=triangles,
                  texture=texture, texture_size=size, user_code=user_code, creg=creg)
-
-
-#: the scene argument of every tool that loads one with ``load_any_scene``
-SCENE_ARGUMENT_HELP = ("scene directory (theia-2010 format), a .toml/.json scene description, "
-                       "'demo', or 'demo-lit' (the demo lit by an R500 program)")
-
-
-def load_any_scene(name):
-    """The scene ``name`` names (SCENE_ARGUMENT_HELP): ``demo`` is the built-in demo scene, a
-    .toml/.json path a scene description (docs/scene-import.md), anything else a scene
-    directory. ``demo-lit`` is the demo scene shaded by an R500 program (docs/r500-shading.md).
-    Problems raise SceneError."""
-    if name == "demo":
-        from sim.demo_scene import demo_scene
-        return demo_scene()
-    if name == "demo-lit":
-        from sim.demo_scene import demo_lit_scene
-        return demo_lit_scene()
-    if str(name).lower().endswith((".toml", ".json")):
-        from sim.scene_import import import_scene
-        return import_scene(name)
-    return load_scene(name)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,19 +10,19 @@ in OBJ/OpenGL: v = 0 is the bottom row of the PNG. Every problem is a SceneError
 """
 
 import argparse
-import json
 import math
 import re
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdl.isa import ONE, MASK32
+from sim.r500.shader_config import shading_from_table
 from sim.scene import Scene, SceneError, save_scene
+from sim.settings import read_settings
 
 __all__ = [
-    "Mesh", "SceneDescription", "load_obj", "load_texture", "read_settings", "load_description",
+    "Mesh", "SceneDescription", "load_obj", "load_texture", "load_description",
     "import_scene",
     "to_q", "split_bands", "main",
 ]
@@ -200,31 +200,6 @@ def _key_lines(text):
         if m:
             lines.setdefault(m.group(1), number)
     return lines
-
-
-def read_settings(path):
-    """(the top-level table, the text) of a JSON (.json) or else TOML file; a file that cannot
-    be read or parsed, or is not a table, is a SceneError."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SceneError(path, "file not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SceneError(path, f"cannot read: {e}") from None
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise SceneError(path, f"invalid JSON: {e.msg} (column {e.colno})", e.lineno) from None
-    else:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise SceneError(path, f"invalid TOML: {e}") from None
-    if not isinstance(data, dict):
-        raise SceneError(path, "expected a table/object of settings at the top level")
-    return data, text
 
 
 def load_description(path):
@@ -418,7 +393,6 @@ def import_scene(path, resolution=None, bands=None):
                  for pick in (min, max))
     shader = None
     if d.shader is not None:
-        from sim.r500.shader_config import shading_from_table     # it reads settings from here
         shader = shading_from_table(d.shader, d.path, len(texture))
     return Scene(name=d.name, config=config, bands=band_rows, aabb=aabb, triangles=triangles,
                  texture=texture, texture_size=size, user_code=None, creg=CREG_TEXTURE,

@@ -3,7 +3,7 @@
 import pytest
 
 from hdl.config import CORE_PRESET_NAMES, preset
-from tests.helpers import SCENES_DIR
+from tests.helpers import shared_data
 
 
 def _weight(item):
@@ -34,10 +34,21 @@ def core_config(preset_name):
 
 @pytest.fixture(scope="session")
 def scenes_dir():
-    """The theia-2010 scene directory; tests that need it are skipped (with the path) if absent."""
-    if not SCENES_DIR.is_dir():
-        pytest.skip(f"scene directory {SCENES_DIR} is not present")
-    return SCENES_DIR
+    """The original theia-2010 scenes' directory (tests/helpers/shared_data.py); tests that need
+    it are skipped, in one line saying how to provide it, if it is absent."""
+    return shared_data.require(shared_data.SCENES_DIR, "the original theia-2010 scenes")
+
+
+@pytest.fixture(scope="session")
+def r500_programs_dir():
+    """The published R500 programs' directory, as ``scenes_dir``."""
+    return shared_data.require(shared_data.R500_PROGRAMS_DIR, "the published R500 programs")
+
+
+@pytest.fixture(scope="session")
+def spec_dir():
+    """The specification's directory, as ``scenes_dir``."""
+    return shared_data.require(shared_data.SPEC_DIR, "the specification")
 
 
 @pytest.fixture(scope="session")

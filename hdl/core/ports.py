@@ -1,25 +1,14 @@
-"""The data a core exchanges with the GPU around it, and its error codes.
+"""The data a core exchanges with the GPU around it, and its error codes (``CoreError``, from
+the instruction-set table ``hdl.isa``, where the hosts find it too).
 
-Below their users: the core (hdl/core/core.py), the IO unit and the GPU top (hdl/gpu/) and the
-host side (hdl/gpu/host_protocol.py) all use them.
+Below their users: the core (hdl/core/core.py), the IO unit and the GPU top (hdl/gpu/) use them.
 """
-
-from enum import IntEnum
 
 from amaranth.lib import data
 
-from hdl.isa import VectorLayout
+from hdl.isa import CoreError, VectorLayout
 
 __all__ = ["CoreError", "OutputWrite", "IoRow", "Counters"]
-
-
-class CoreError(IntEnum):
-    """Why a core stopped (``error_code``; with ``error_pc``, the instruction's address)."""
-    NONE = 0
-    ILLEGAL_INSTRUCTION = 1
-    STACK = 2
-    MEMORY = 3           # TMREAD / OMWRITE address outside the memory
-    FETCH = 4            # code address outside the firmware ROM / user RAM
 
 
 class OutputWrite(data.Struct):

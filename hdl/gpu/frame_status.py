@@ -6,17 +6,16 @@ across it, or a subtraction's carry chain in front of the host port's answer reg
 long path. The counts lag a few cycles (the host reads them after the frame's end). ``error_info`` holds the first core
 error of a frame (the lowest core index wins a tie): bits 15:0 the PC, 18:16 the code
 (``CoreError``), 31:24 the core; an error of the R500 stage (``r500_error``) is core
-``R500_STAGE`` (its registers say the rest).
+``R500_STAGE`` (hdl/gpu/address_map.py; its registers say the rest).
 """
 
 from amaranth import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["FrameStatus", "COUNTS", "R500_STAGE"]
+from hdl.gpu.address_map import R500_STAGE
 
-#: ERROR_INFO's core index of an error of the R500 stage
-R500_STAGE = 0xFF
+__all__ = ["FrameStatus", "COUNTS"]
 
 #: the per-core totals summed for the host, in the order of the CYCLES.. TESTS registers
 COUNTS = ("instructions", "io_wait", "stall", "pixels", "tests")

@@ -55,6 +55,7 @@ from hdl.gpu.host_bus import HostBus
 from hdl.gpu.host_port import CONFIG_ROWS, SLOW_READ, HostPort
 from hdl.gpu.io_unit import BandEntry, IoUnit
 from hdl.gpu.narrow_store import PixelStore, TextureStore
+from hdl.gpu.r500_port import R500Port
 from hdl.gpu.r500_stage import R500Stage
 from hdl.isa import VectorLayout
 from hdl.lib.arbiter import RoundRobinArbiter, SharedReadPort, SlotArbiter
@@ -97,8 +98,9 @@ class Gpu(wiring.Component):
         self.r500_stage = (R500Stage(config.r500, cores, config.r500_row_words,
                                      tmem_addr_bits=max(ceil_log2(config.tmem_words), 1))
                            if config.r500 is not None else None)
-        self.host_port = HostPort(config, self.store_latency,
-                                  self.r500_stage.core if self.r500_stage else None)
+        self.host_port = HostPort(config, self.store_latency, r500=self.r500_stage is not None)
+        # region R500: the stage's host state and registers, behind the host port
+        self.r500_port = R500Port(self.r500_stage.core) if self.r500_stage else None
 
     def elaborate(self, platform):
         m = Module()
@@ -222,7 +224,7 @@ class Gpu(wiring.Component):
                          stage_tm.o.ready.eq(tmem_port.req[n + 1].ready)]
             wiring.connect(m, tmem_port.resp[n + 1], stage.tm_resp)
             for k, core in enumerate(self.shader_cores):
-                m.d.comb += [core.r500.eq(port.r500_shade),
+                m.d.comb += [core.r500.eq(self.r500_port.shade),
                              stage.pixel_hit[k].eq(core.pixel_hit),
                              stage.band_done[k].eq(core.band_done)]
                 wiring.connect(m, core.export, stage.export[k])
@@ -232,18 +234,23 @@ class Gpu(wiring.Component):
     def _r500(self, m):
         """The R500 stage and its host state; returns (it is shading, it stopped with an
         error)."""
-        stage, port = self.r500_stage, self.host_port
+        stage, state = self.r500_stage, self.r500_port
         if stage is None:
             return 0, 0
         m.submodules.r500 = stage
-        for name in ("imem_write", "const_write", "int_const_write", "sampler_write", "bools",
-                     "start_pc", "end_pc", "max_instructions", "inputs", "width"):
-            m.d.comb += getattr(stage, name).eq(getattr(port, f"r500_{name}"))
-        m.d.comb += [stage.start.eq(port.start),
-                     port.r500_status.eq(Cat(stage.busy, 0, stage.error)),
-                     port.r500_fault.eq(stage.fault), port.r500_fault_pixel.eq(stage.fault_pixel),
-                     port.r500_instructions.eq(stage.instructions),
-                     port.r500_quads.eq(stage.quads), port.r500_lane_ops.eq(stage.lane_ops)]
+        m.submodules.r500_port = state
+        wiring.connect(m, self.host_port.r500, state.bus)
+        m.d.comb += [stage.imem_write.eq(state.imem_write), stage.const_write.eq(state.const_write),
+                     stage.int_const_write.eq(state.int_const_write),
+                     stage.sampler_write.eq(state.sampler_write), stage.bools.eq(state.bools),
+                     stage.start_pc.eq(state.start_pc), stage.end_pc.eq(state.end_pc),
+                     stage.max_instructions.eq(state.max_instructions),
+                     stage.inputs.eq(state.inputs), stage.width.eq(state.width),
+                     stage.start.eq(self.host_port.start),
+                     state.status.eq(Cat(stage.busy, 0, stage.error)),
+                     state.fault.eq(stage.fault), state.fault_pixel.eq(stage.fault_pixel),
+                     state.instructions.eq(stage.instructions), state.quads.eq(stage.quads),
+                     state.lane_ops.eq(stage.lane_ops)]
         return stage.busy, stage.error
 
     def _stores(self, m):

@@ -3,7 +3,7 @@
 ``HostBus`` is described from the host's side (``valid``, ``write``, ``addr``, ``wdata`` out;
 ``ready``, ``rvalid``, ``rdata`` in); the GPU has ``In(HostBus())``. Addresses are word
 addresses. ``AddressDecoder`` splits an address into its region and the offset inside it. The
-map itself (regions, registers, their bits, ``host_address``) is hdl/gpu/host_protocol.py's,
+map itself (regions, registers, their bits, ``host_address``) is hdl/gpu/address_map.py's,
 re-exported here for the RTL.
 """
 
@@ -11,9 +11,9 @@ from amaranth import Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.gpu.host_protocol import (Region, REGION_BASE, SMALL_REGION_BITS, LARGE_REGION_BITS, Reg,
-                                   host_address, CTRL_START, STATUS_BUSY, STATUS_DONE,
-                                   STATUS_ERROR)
+from hdl.gpu.address_map import (Region, REGION_BASE, SMALL_REGION_BITS, LARGE_REGION_BITS, Reg,
+                                 host_address, CTRL_START, STATUS_BUSY, STATUS_DONE,
+                                 STATUS_ERROR)
 
 __all__ = ["HostBus", "HostRequest", "Region", "REGION_BASE", "Reg", "AddressDecoder", "host_address",
            "STATUS_BUSY", "STATUS_DONE", "STATUS_ERROR", "CTRL_START"]

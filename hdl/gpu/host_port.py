@@ -33,7 +33,7 @@ from hdl.gpu.frame_status import COUNTS
 from hdl.gpu.host_bus import AddressDecoder, CTRL_START, HostBus, Reg, Region
 from hdl.gpu.io_unit import BandEntry
 from hdl.gpu.scene_layout import GRID_AXIS_BITS
-from hdl.gpu.r500_port import R500Port
+from hdl.gpu.r500_port import R500Request
 from hdl.isa import VectorLayout
 from hdl.lib.skid_buffer import SkidBuffer
 
@@ -58,14 +58,14 @@ class HostPort(wiring.Component):
     ``bin_list``; ``config_row`` (the row broadcast to the IO units); the band table's, scene
     memory's and texture store's write ports (``band_w_*``, ``scene_w*``, ``tmem_w_*``); each
     core's ``imem_*``; ``tm_req``/``tm_resp`` (host texture reads), ``om_req`` (host output
-    writes), ``omem_r_*`` (host output reads)."""
+    writes), ``omem_r_*`` (host output reads); with ``r500``, the requests to region R500
+    (``r500``, an ``R500Request``: the R500 stage's host state and registers,
+    hdl/gpu/r500_port.py)."""
 
-    def __init__(self, config, store_latency, r500_core=None):
+    def __init__(self, config, store_latency, r500=False):
         self.gpu_config = config
         self.store_latency = store_latency
-        # region R500: the R500 stage's host state and registers (hdl/gpu/r500_port.py),
-        # its ports as this port's ``r500_*``
-        self.r500_port = R500Port(r500_core) if r500_core is not None else None
+        self.has_r500 = r500
         cores = config.cores
         user_words = config.core.user_words
         super().__init__({
@@ -89,13 +89,8 @@ class HostPort(wiring.Component):
             "tm_resp": In(stream.Signature(32, always_ready=True)),
             "om_req": Out(stream.Signature(OutputWrite)),
             "omem_r_addr": Out(24), "omem_r_en": Out(1), "omem_r_data": In(32),
-            **({f"r500_{name}": member for name, member in self._r500_members()}
-               if self.r500_port else {}),
+            **({"r500": Out(R500Request())} if r500 else {}),
         })
-
-    def _r500_members(self):
-        return [(name, member) for name, member in self.r500_port.signature.members.items()
-                if name not in ("write", "read", "offset", "wdata", "rdata")]
 
     def elaborate(self, platform):
         m = Module()
@@ -113,19 +108,12 @@ class HostPort(wiring.Component):
         return m
 
     def _r500(self, m):
-        port = self.r500_port
-        if port is None:
+        if not self.has_r500:
             return
-        m.submodules.r500 = port
         here = self.region == Region.R500
-        m.d.comb += [port.write.eq(self.is_write & here), port.read.eq(self.is_read & here),
-                     port.offset.eq(self.offset), port.wdata.eq(self.host.wdata)]
-        for name, member in self._r500_members():
-            ours, theirs = getattr(self, f"r500_{name}"), getattr(port, name)
-            if member.flow == wiring.Out:
-                m.d.comb += ours.eq(theirs)
-            else:
-                m.d.comb += theirs.eq(ours)
+        m.d.comb += [self.r500.write.eq(self.is_write & here),
+                     self.r500.read.eq(self.is_read & here),
+                     self.r500.offset.eq(self.offset), self.r500.wdata.eq(self.host.wdata)]
 
     def _decode(self, m):
         host, config = self.host, self.gpu_config
@@ -341,7 +329,7 @@ class HostPort(wiring.Component):
             m.d.comb += omem_data.eq(self.omem_r_data)
         with m.If(read_taken):
             with m.If(self.texture_hit | self.output_hit | (region == Region.CONTROL)
-                      | ((region == Region.R500) & (self.r500_port is not None))):
+                      | ((region == Region.R500) & self.has_r500)):
                 m.d.sync += answer_from.eq(region)
             with m.Else():
                 m.d.sync += answer_from.eq(Region.NONE)
@@ -362,7 +350,7 @@ class HostPort(wiring.Component):
                 m.d.comb += host.rdata.eq(self.tm_resp.payload)
             with m.Case(Region.OUTPUT):
                 m.d.comb += host.rdata.eq(omem_data)
-            if self.r500_port is not None:
+            if self.has_r500:
                 with m.Case(Region.R500):
-                    m.d.comb += host.rdata.eq(self.r500_port.rdata)
+                    m.d.comb += host.rdata.eq(self.r500.rdata)
         return m

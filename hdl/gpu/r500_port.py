@@ -1,25 +1,34 @@
 """The host's side of the R500 stage: region R500's registers, program, constants, integer
-constants and samplers (``hdl.gpu.host_protocol``: ``R5Area``, ``R5Reg``), for the GPU's host
+constants and samplers (``hdl.gpu.address_map``: ``R5Area``, ``R5Reg``), for the GPU's host
 port and the R500 job top alike.
 
-A request comes in the cycle it is taken (``write`` or ``read`` with ``offset`` and ``wdata``).
-Writes reach the core a cycle later (registered: the core's memories are far from the host's
-decode); a read's answer is on ``rdata`` the cycle after. A sampler's base (word 0) waits for
-its fields (word 1).
+A request comes on ``bus`` (an ``R500Request``) in the cycle it is taken (``write`` or
+``read`` with ``offset`` and ``wdata``). Writes reach the core a cycle later (registered: the
+core's memories are far from the host's decode); a read's answer is on ``rdata`` the cycle
+after. A sampler's base (word 0) waits for its fields (word 1).
 """
 
 from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.gpu.host_protocol import R5Area, R5Reg, R5_CTRL_CLEAR, R5_CTRL_RUN
+from hdl.gpu.address_map import R5Area, R5Reg, R5_CTRL_CLEAR, R5_CTRL_RUN
 from hdl.isa import R500_WORDS_PER_INSTRUCTION
 from hdl.r500.core import PC_BITS, R500Core
 
-__all__ = ["R500Port"]
+__all__ = ["R500Port", "R500Request"]
 
 AREA_BITS = 8           # offset bits 23:16 name the area
 _AREA_SHIFT = 16
+
+
+class R500Request(wiring.Signature):
+    """A request to region R500 from the side that decodes the host bus: ``write`` or ``read``
+    of word ``offset`` (``wdata``) in the cycle it is taken; the answer on ``rdata``."""
+
+    def __init__(self):
+        super().__init__({"write": Out(1), "read": Out(1), "offset": Out(24), "wdata": Out(32),
+                          "rdata": In(32)})
 
 
 class R500Port(wiring.Component):
@@ -31,10 +40,11 @@ class R500Port(wiring.Component):
         members = core.signature.members
         contexts = core.config.contexts
         super().__init__({
-            "write": In(1), "read": In(1), "offset": In(24), "wdata": In(32),
-            "rdata": Out(32),
-            **{name: Out(members[name].shape) for name in (
-                "imem_write", "const_write", "int_const_write", "sampler_write")},
+            "bus": In(R500Request()),
+            "imem_write": Out(members["imem_write"].shape),
+            "const_write": Out(members["const_write"].shape),
+            "int_const_write": Out(members["int_const_write"].shape),
+            "sampler_write": Out(members["sampler_write"].shape),
             "bools": Out(32), "start_pc": Out(PC_BITS), "end_pc": Out(PC_BITS),
             "max_instructions": Out(32, init=100_000),
             "shade": Out(1), "covered": Out(4, init=0xF), "inputs": Out(9), "width": Out(16),
@@ -46,10 +56,10 @@ class R500Port(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        offset, wdata = self.offset, self.wdata
+        offset, wdata = self.bus.offset, self.bus.wdata
         area = offset[_AREA_SHIFT:]
         index = offset[:_AREA_SHIFT]
-        write = self.write
+        write = self.bus.write
 
         def area_is(base):
             return area == (base >> _AREA_SHIFT)
@@ -122,5 +132,5 @@ class R500Port(wiring.Component):
                                 (R5Reg.WIDTH, self.width)):
                 with m.Case(reg):
                     m.d.comb += value.eq(source)
-        m.d.sync += self.rdata.eq(Mux(self.read & area_is(R5Area.REGS), value, 0))
+        m.d.sync += self.bus.rdata.eq(Mux(self.bus.read & area_is(R5Area.REGS), value, 0))
         return m

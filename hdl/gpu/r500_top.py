@@ -1,7 +1,7 @@
 """The R500 shader core alone behind the host bus: the top that runs R500 jobs (one quad, or
 one per context for the throughput bench), r500-us.md §4.3.
 
-Region R500 (``hdl.gpu.host_protocol``: ``R5Area``, ``R5Reg``) loads the program, constants,
+Region R500 (``hdl.gpu.address_map``: ``R5Area``, ``R5Reg``) loads the program, constants,
 booleans, integer constants and samplers (``R500Port``), and reaches the contexts: CTRL CLEAR
 claims context CONTEXT (its temporaries read 0), writes to area TEMPS load its temporaries,
 CTRL RUN launches it with COVERED. Region TEXTURE is the texture memory. The CONTROL region's
@@ -21,7 +21,7 @@ from amaranth.utils import ceil_log2
 
 from hdl.config import R500Config
 from hdl.gpu.host_bus import AddressDecoder, HostBus
-from hdl.gpu.host_protocol import R5Area, Region, Reg
+from hdl.gpu.address_map import R5Area, Region, Reg
 from hdl.gpu.r500_port import R500Port
 from hdl.isa import QuadFault
 from hdl.r500.core import ContextState, R500Core
@@ -59,12 +59,14 @@ class R500Top(wiring.Component):
             return is_r500 & (area == (base >> _AREA_SHIFT))
 
         # the host state and commands
-        m.d.comb += [port.write.eq(taken & host.write & is_r500),
-                     port.read.eq(taken & ~host.write & is_r500),
-                     port.offset.eq(offset), port.wdata.eq(host.wdata)]
-        for name in ("imem_write", "const_write", "int_const_write", "sampler_write",
-                     "bools", "start_pc", "end_pc", "max_instructions"):
-            m.d.comb += getattr(core, name).eq(getattr(port, name))
+        m.d.comb += [port.bus.write.eq(taken & host.write & is_r500),
+                     port.bus.read.eq(taken & ~host.write & is_r500),
+                     port.bus.offset.eq(offset), port.bus.wdata.eq(host.wdata)]
+        m.d.comb += [core.imem_write.eq(port.imem_write), core.const_write.eq(port.const_write),
+                     core.int_const_write.eq(port.int_const_write),
+                     core.sampler_write.eq(port.sampler_write), core.bools.eq(port.bools),
+                     core.start_pc.eq(port.start_pc), core.end_pc.eq(port.end_pc),
+                     core.max_instructions.eq(port.max_instructions)]
         context = port.context
         m.d.comb += [core.claim.en.eq(port.clear), core.claim.context.eq(context),
                      core.launch.en.eq(port.run), core.launch.context.eq(context),
@@ -165,6 +167,6 @@ class R500Top(wiring.Component):
             with m.Case(5):
                 m.d.comb += host.rdata.eq(status_r)
             with m.Default():
-                m.d.comb += host.rdata.eq(port.rdata)
+                m.d.comb += host.rdata.eq(port.bus.rdata)
         m.d.comb += host.rvalid.eq(answer)
         return m

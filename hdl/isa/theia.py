@@ -25,7 +25,7 @@ __all__ = [
     "ENTRY_NAMES", "ENTRY_INDEX", "ORIGINAL_ENTRY_ADDRESSES", "R500_EXPORT_PC",
     "R500_EXPORT_REGISTERS",
     "USER_CODE_BASE", "USER_CODE_START", "NUM_ENTRIES",
-    "jump_lane", "jump_relation", "Relation", "compare",
+    "jump_lane", "jump_relation", "Relation", "compare", "CoreError",
 ]
 
 # --- §1 data ---------------------------------------------------------------------------------
@@ -371,6 +371,17 @@ for _sel, _name in enumerate("XXX YYY ZZZ XYY XXY XZZ XXZ YXX YYX YZZ YYZ ZXX ZZ
                              "XZX XYX YXY YZY ZXZ ZYZ YXZ".split()):
     SWIZZLES[_sel] = (_name, tuple("XYZ".index(c) for c in _name))
 SWIZZLE_BY_NAME = {f"SWIZZLE_{name}": sel for sel, (name, _) in SWIZZLES.items()}
+
+
+# --- errors (§3, §4): a core stops with one of these and the instruction's address --------
+
+class CoreError(IntEnum):
+    """Why a core stopped (the core's ``error_code``, ERROR_INFO's code)."""
+    NONE = 0
+    ILLEGAL_INSTRUCTION = 1
+    STACK = 2
+    MEMORY = 3           # TMREAD / OMWRITE address outside the memory
+    FETCH = 4            # code address outside the firmware ROM / user RAM
 
 
 # --- §8 programming model ------------------------------------------------------------------

@@ -102,7 +102,10 @@ def cache_dir():
     return Path(os.environ.get("THEIA_CACHE") or Path.home() / ".cache" / "theia-gpu")
 
 
+#: the directory that holds the project's packages (the checkout, or site-packages when installed)
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: the project's top-level packages (pyproject.toml's): only their sources are in a design's key
+PROJECT_PACKAGES = ("hdl", "sim", "firmware", "boards", "bench", "host")
 
 
 class Design:
@@ -169,6 +172,8 @@ def _canonical(value):
 
 def _module_file(name):
     """The source file of project module ``name`` (under PROJECT_ROOT), else None."""
+    if name.partition(".")[0] not in PROJECT_PACKAGES:
+        return None
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):

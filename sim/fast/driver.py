@@ -14,7 +14,10 @@ Texture/output style memories can be served inside the C++ loop (``serve_reads``
 ``bus_read`` and ``bus_poll``, each performing the handshakes cycle by cycle in C++. A serial
 line (8N1) on a top's rx/tx pins is driven and decoded bit by bit in C++ (``uart_attach``,
 ``uart_send``, ``uart_run``, ``uart_take``), and ``add_write_monitor`` records what a port
-pair carries at the edges its ``valid`` is high.
+pair carries at the edges its ``valid`` is high. Streams are fed and drained in C++
+(``add_stream_source``/``stream_push``, ``add_stream_sink``/``stream_take``,
+``run_streams``), and a chip on the top's pins can be a Python model called only in the
+cycles where something happens (``attach_pin_model``).
 """
 
 import ctypes
@@ -31,6 +34,8 @@ _u32p = ctypes.POINTER(ctypes.c_uint32)
 _u8p = ctypes.POINTER(ctypes.c_uint8)
 _u64p = ctypes.POINTER(ctypes.c_uint64)
 _libraries = {}                 # path -> CDLL (a library is loaded once per process)
+#: the pin model's callback: (cycle, packed pins) -> schedule entries, or -1 to stop
+_PIN_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64)
 
 
 class FastSimError(Exception):
@@ -81,6 +86,18 @@ def _load(path):
             ("theia_uart_framing_errors", c.c_uint64, [c.c_void_p]),
             ("theia_uart_run", c.c_uint64, [c.c_void_p, c.c_uint64, c.c_uint64, c.c_int]),
             ("theia_uart_take", c.c_uint64, [c.c_void_p, _u8p, _u64p, c.c_uint64]),
+            ("theia_add_stream_source", c.c_int, [c.c_void_p, c.c_int, c.c_int, c.c_int]),
+            ("theia_stream_push", None, [c.c_void_p, c.c_int, _u64p, _u64p, c.c_uint64]),
+            ("theia_stream_pending", c.c_uint64, [c.c_void_p, c.c_int]),
+            ("theia_add_stream_sink", c.c_int, [c.c_void_p, c.c_int, c.c_int, c.c_int,
+                                                c.c_uint32, c.c_uint64]),
+            ("theia_stream_expect", None, [c.c_void_p, c.c_int, c.c_uint64]),
+            ("theia_stream_take", c.c_uint64, [c.c_void_p, c.c_int, _u64p, c.c_uint64]),
+            ("theia_run_streams", c.c_uint64, [c.c_void_p, c.c_uint64]),
+            ("theia_pin_model", None, [c.c_void_p, c.POINTER(c.c_int), c.POINTER(c.c_int),
+                                       c.c_int, _u64p, c.c_int, c.c_int, _PIN_CALLBACK, _u64p,
+                                       c.c_uint64]),
+            ("theia_pin_model_calls", c.c_uint64, [c.c_void_p]),
     ):
         fn = getattr(lib, name)
         fn.restype = restype
@@ -123,6 +140,7 @@ class FastSim:
         self._handle = lib.theia_create()
         self._keep = []                      # arrays the C++ side points into
         self._bus = False
+        self._pin_error = None               # what stopped the pin model (attach_pin_model)
 
     def close(self):
         if self._handle:
@@ -189,6 +207,7 @@ class FastSim:
 
     def step(self, n=1):
         self._lib.theia_step(self._handle, n)
+        self.check_pin_model()
 
     def reset(self, cycles=1):
         """Hold the clock domain's reset for ``cycles`` edges. (The model starts in its reset
@@ -217,7 +236,9 @@ class FastSim:
         if isinstance(names, str):
             names = [names]
         idx = (ctypes.c_int * len(names))(*(self.index(n) for n in names))
-        return self._lib.theia_run_until(self._handle, idx, len(names), max_cycles)
+        cycles = self._lib.theia_run_until(self._handle, idx, len(names), max_cycles)
+        self.check_pin_model()
+        return cycles
 
     # --- memories served in C++ ---------------------------------------------------------------
 
@@ -380,3 +401,109 @@ class FastSim:
         got = self._lib.theia_uart_take(self._handle, data.ctypes.data_as(_u8p),
                                         cycles.ctypes.data_as(_u64p), n)
         return bytes(data[:got]), [int(c) for c in cycles[:got]]
+
+    # --- streams fed and drained in C++ -------------------------------------------------------
+
+    def add_stream_source(self, prefix):
+        """Feed the stream ``<prefix>__valid/ready/payload`` (payload <= 64 bits) from a queue
+        (``stream_push``); returns its handle."""
+        return self._lib.theia_add_stream_source(
+            self._handle, self.index(f"{prefix}__valid"), self.index(f"{prefix}__ready"),
+            self.index(f"{prefix}__payload"))
+
+    def stream_push(self, source, payloads, gaps=None):
+        """Queue ``payloads`` on a source, payload i offered ``gaps[i]`` idle cycles after the
+        one before it was taken (default 0)."""
+        values = np.ascontiguousarray(payloads, dtype=np.uint64)
+        if not len(values):
+            return
+        gap_values = None if gaps is None else np.ascontiguousarray(gaps, dtype=np.uint64)
+        self._lib.theia_stream_push(self._handle, source, values.ctypes.data_as(_u64p),
+                                    None if gap_values is None
+                                    else gap_values.ctypes.data_as(_u64p), len(values))
+
+    def stream_pending(self, source):
+        return self._lib.theia_stream_pending(self._handle, source)
+
+    def add_stream_sink(self, prefix, ready_share=1.0, seed=1):
+        """Drain the stream ``<prefix>__valid/ready/payload``, ready in a ``ready_share`` of
+        the cycles (pseudo-random, ``seed``); returns its handle."""
+        share = 0xFFFF_FFFF if ready_share >= 1 else int(ready_share * (1 << 32))
+        return self._lib.theia_add_stream_sink(
+            self._handle, self.index(f"{prefix}__valid"), self.index(f"{prefix}__ready"),
+            self.index(f"{prefix}__payload"), share, seed)
+
+    def stream_expect(self, sink, count):
+        """``run_streams`` waits until the sink has taken ``count`` payloads (since the last
+        ``stream_take``)."""
+        self._lib.theia_stream_expect(self._handle, sink, count)
+
+    def stream_take(self, sink):
+        """The payloads the sink took since the last call (uint64 array)."""
+        chunks = []
+        while True:
+            out = np.zeros(1 << 16, dtype=np.uint64)
+            n = self._lib.theia_stream_take(self._handle, sink, out.ctypes.data_as(_u64p),
+                                            len(out))
+            chunks.append(out[:n])
+            if n < len(out):
+                return np.concatenate(chunks)
+
+    def run_streams(self, max_cycles):
+        """Step until every source is empty and every sink has its expected count (or the pin
+        model stops the run, or ``max_cycles``); returns the cycles run. Raises the pin
+        model's exception if it stopped the run."""
+        cycles = self._lib.theia_run_streams(self._handle, max_cycles)
+        self.check_pin_model()
+        return cycles
+
+    # --- a chip model in Python on the pins -------------------------------------------------
+
+    def attach_pin_model(self, pins, idle_patterns, drive, callback, capacity=64):
+        """Call ``callback(cycle, word)`` after every edge whose pins are not idle: ``word``
+        packs the ports ``pins`` (names, lowest bits first), idle when ``word & mask ==
+        value`` for a (mask, value) of ``idle_patterns``. It returns the (cycle, value) pairs
+        to drive on port ``drive`` from then on (replacing the earlier ones, at most
+        ``capacity``); an exception it raises stops the run (``theia_step``, ``run_until``,
+        ``run_streams``) and is raised again by ``check_pin_model``."""
+        shifts, at = [], 0
+        for name in pins:
+            shifts.append(at)
+            at += self.ports[name].width
+        if at > 64:
+            raise FastSimError(f"the pins {pins} are {at} bits; at most 64 pack into a word")
+        schedule = np.zeros(2 * capacity, dtype=np.uint64)
+
+        def trampoline(cycle, word):
+            try:
+                entries = callback(cycle, word)
+                if len(entries) > capacity:
+                    raise FastSimError(f"the pin model scheduled {len(entries)} values "
+                                       f"(at most {capacity})")
+                for i, (when, value) in enumerate(entries):
+                    schedule[2 * i] = when
+                    schedule[2 * i + 1] = value
+                return len(entries)
+            except BaseException as e:          # ctypes would print and drop it
+                self._pin_error = e
+                return -1
+
+        c_callback = _PIN_CALLBACK(trampoline)
+        pin_array = (ctypes.c_int * len(pins))(*(self.index(n) for n in pins))
+        shift_array = (ctypes.c_int * len(pins))(*shifts)
+        idle = np.ascontiguousarray([v for pair in idle_patterns for v in pair],
+                                    dtype=np.uint64)
+        self._keep += [schedule, idle, c_callback, pin_array, shift_array]
+        self._lib.theia_pin_model(self._handle, pin_array, shift_array, len(pins),
+                                  idle.ctypes.data_as(_u64p), len(idle_patterns),
+                                  self.index(drive), c_callback,
+                                  schedule.ctypes.data_as(_u64p), capacity)
+
+    def pin_model_calls(self):
+        """How many cycles the pin model was shown."""
+        return self._lib.theia_pin_model_calls(self._handle)
+
+    def check_pin_model(self):
+        """Raise the exception the pin model stopped the run with, if any."""
+        if self._pin_error is not None:
+            raise self._pin_error

@@ -1,5 +1,5 @@
 """A whole frame on the GPU top (hdl/gpu/gpu.py) in the fast simulator, through its host bus only
-with the frame sequence every host uses (hdl/gpu/host_protocol.py, docs/host-interface.md): load,
+with the frame sequence every host uses (host/frame.py, docs/host-interface.md): load,
 start, poll, read back.
 
     output, stats = render_gpu_fast(scene, default_rom(), preset("default", cores=4))
@@ -7,8 +7,9 @@ start, poll, read back.
 
 import time
 
-from hdl.gpu.host_protocol import (Reg, register_address, FRAME_ENDED, FrameError,
-                                   render_frame_blocking)
+from hdl.gpu.address_map import FRAME_ENDED, Reg, register_address
+from host.errors import FrameError
+from host.frame import render_frame_blocking
 from sim.bins import bin_rows_for, frame_bins
 from sim.fast.build import Design
 from sim.fast.driver import FastSim, FastSimError
@@ -28,7 +29,7 @@ def gpu_design(rom, config, scene=None, bins=None):
 
 class BusHost:
     """A FastSim's host bus as the blocking host of the frame sequence
-    (hdl/gpu/host_protocol.py). Counts the bus cycles of its writes and reads, and the
+    (host/frame.py). Counts the bus cycles of its writes and reads, and the
     cycles of the frame (``frame_cycles``)."""
 
     def __init__(self, sim, progress, chunk_cycles, max_cycles):

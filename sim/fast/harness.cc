@@ -239,6 +239,45 @@ struct UartLine {
     uint64_t framing_errors = 0;
 };
 
+// A stream source: payloads offered on valid/payload, one after another, each after a number
+// of idle cycles; an offered payload stays until the edge where ready is high.
+struct StreamSource {
+    int valid, ready, payload;
+    std::deque<std::pair<uint64_t, uint64_t>> items;  // payload, idle cycles still before it
+    bool offering = false;
+};
+
+// A stream sink: ready high in a pseudo-random share of cycles (xorshift64*), the payloads
+// taken recorded in order.
+struct StreamSink {
+    int valid, ready, payload;
+    uint32_t ready_threshold;    // ready when the draw's top 32 bits are below this
+    uint64_t rng;
+    bool ready_now = false;
+    std::vector<uint64_t> taken;
+    uint64_t expected = 0;       // theia_run_streams waits for this many
+};
+
+// A model of a chip on the top's pins, in Python (sim/sdram/model.py through ctypes): after
+// every edge the pins' levels are packed into one word (fields in `pins` order, lowest bits
+// first); unless the word matches one of the `idle` (mask, value) patterns the callback gets
+// (cycle, word) and fills `schedule` with (cycle, value) pairs: what to drive on the `drive`
+// port from which cycle on, replacing the earlier schedule. It returns the number of pairs, or
+// -1 to stop the simulation (a rule broken: the Python side keeps the message).
+typedef int64_t (*PinCallback)(uint64_t cycle, uint64_t word);
+struct PinModel {
+    std::vector<int> pins;
+    std::vector<int> shifts;
+    std::vector<std::pair<uint64_t, uint64_t>> idle;
+    int drive = -1;
+    PinCallback callback = nullptr;
+    uint64_t *schedule = nullptr;    // 2 x capacity words, written by the callback
+    uint64_t capacity = 0;
+    std::deque<std::pair<uint64_t, uint64_t>> pending;
+    uint64_t driven = 0;
+    uint64_t calls = 0;
+};
+
 struct Sim {
     Model model;
     bool dirty = true;
@@ -248,6 +287,11 @@ struct Sim {
     Bus bus{-1, -1, -1, -1, -1, -1, -1};
     std::vector<WriteMonitor> monitors;
     UartLine uart;
+    std::vector<StreamSource> sources;
+    std::vector<StreamSink> sinks;
+    PinModel pin_model;
+    bool halted = false;         // the pin model asked to stop
+    std::vector<char> fired;     // per source: a payload was taken at this edge
     std::string error;
 
     // The falling clock edge needs an evaluation too (the models detect edges against the
@@ -298,6 +342,12 @@ struct Sim {
                 if (a < w.size) w.mem[a] = (uint32_t)(p >> 32);
             }
         }
+        size_t ns = sources.size();
+        fired.assign(ns, 0);
+        for (size_t k = 0; k < ns; k++)
+            fired[k] = sources[k].offering && get(sources[k].ready);
+        for (StreamSink &q : sinks)
+            if (q.ready_now && get(q.valid)) q.taken.push_back(get(q.payload));
         if (clk_low_pending && !model.clock_low_without_eval()) model.eval();
         model.set_clk(1);
         model.eval();
@@ -315,6 +365,72 @@ struct Sim {
             }
             if (have_req[k]) r.queue.push_back(req_addr[k] < r.size ? r.mem[req_addr[k]] : 0);
         }
+        for (size_t k = 0; k < ns; k++) after_edge(sources[k], fired[k]);
+        for (StreamSink &q : sinks) after_edge(q);
+        if (pin_model.callback && !halted) after_edge(pin_model);
+    }
+    void after_edge(StreamSource &src, bool fired) {
+        if (fired) {
+            src.items.pop_front();
+            src.offering = false;
+            set(src.valid, 0);
+        }
+        if (!src.offering && !src.items.empty()) {
+            if (src.items.front().second > 0) {
+                src.items.front().second--;
+            } else {
+                set(src.payload, src.items.front().first);
+                set(src.valid, 1);
+                src.offering = true;
+            }
+        }
+    }
+    void after_edge(StreamSink &q) {
+        q.rng ^= q.rng >> 12;
+        q.rng ^= q.rng << 25;
+        q.rng ^= q.rng >> 27;
+        bool ready = (uint32_t)((q.rng * 0x2545F4914F6CDD1DULL) >> 32) < q.ready_threshold
+                     || q.ready_threshold == 0xFFFFFFFFu;
+        if (ready != q.ready_now) {
+            set(q.ready, ready);
+            q.ready_now = ready;
+        }
+    }
+    // the values due by now (from the schedule), then the model's turn if the pins are not
+    // idle (its new schedule holds only later values)
+    void after_edge(PinModel &pm) {
+        uint64_t before = pm.driven;
+        take_due(pm);
+        uint64_t word = 0;
+        for (size_t i = 0; i < pm.pins.size(); i++) word |= get(pm.pins[i]) << pm.shifts[i];
+        bool idle = false;
+        for (auto &pattern : pm.idle) idle = idle || (word & pattern.first) == pattern.second;
+        if (!idle) {
+            pm.calls++;
+            int64_t n = pm.callback(cycles, word);
+            if (n < 0) {
+                halted = true;
+                return;
+            }
+            pm.pending.clear();
+            for (int64_t i = 0; i < n; i++)
+                pm.pending.emplace_back(pm.schedule[2 * i], pm.schedule[2 * i + 1]);
+            take_due(pm);
+        }
+        if (pm.driven != before) set(pm.drive, pm.driven);
+    }
+    void take_due(PinModel &pm) {
+        while (!pm.pending.empty() && pm.pending.front().first <= cycles) {
+            pm.driven = pm.pending.front().second;
+            pm.pending.pop_front();
+        }
+    }
+    bool streams_done() const {
+        for (const StreamSource &src : sources)
+            if (!src.items.empty()) return false;
+        for (const StreamSink &q : sinks)
+            if (q.taken.size() < q.expected) return false;
+        return true;
     }
 };
 
@@ -358,7 +474,7 @@ void theia_reset(void *h, uint64_t n) {
 
 void theia_step(void *h, uint64_t n) {
     Sim *s = (Sim *)h;
-    for (uint64_t k = 0; k < n; k++) s->cycle();
+    for (uint64_t k = 0; k < n && !s->halted; k++) s->cycle();
 }
 
 // Step until any of the ports `idx[0..n)` is non-zero (checked before each edge) or until
@@ -369,7 +485,7 @@ uint64_t theia_run_until(void *h, const int *idx, int n, uint64_t max_cycles) {
     for (;;) {
         for (int j = 0; j < n; j++)
             if (s->get(idx[j])) return k;
-        if (k >= max_cycles) return k;
+        if (k >= max_cycles || s->halted) return k;
         s->cycle();
         k++;
     }
@@ -598,5 +714,70 @@ uint64_t theia_uart_take(void *h, uint8_t *bytes, uint64_t *cycles, uint64_t max
     u.in_cycles.erase(u.in_cycles.begin(), u.in_cycles.begin() + n);
     return n;
 }
+
+// Stream sources and sinks (StreamSource, StreamSink): add, queue, take; a sink's ready is
+// high in `ready_share` / 2^32 of the cycles (0xFFFFFFFF: always).
+int theia_add_stream_source(void *h, int valid, int ready, int payload) {
+    Sim *s = (Sim *)h;
+    s->sources.push_back(StreamSource{valid, ready, payload, {}, false});
+    s->set(valid, 0);
+    return (int)s->sources.size() - 1;
+}
+void theia_stream_push(void *h, int source, const uint64_t *payloads, const uint64_t *gaps,
+                       uint64_t n) {
+    StreamSource &src = ((Sim *)h)->sources.at(source);
+    for (uint64_t i = 0; i < n; i++) src.items.emplace_back(payloads[i], gaps ? gaps[i] : 0);
+}
+uint64_t theia_stream_pending(void *h, int source) {
+    return ((Sim *)h)->sources.at(source).items.size();
+}
+int theia_add_stream_sink(void *h, int valid, int ready, int payload, uint32_t ready_share,
+                          uint64_t seed) {
+    Sim *s = (Sim *)h;
+    StreamSink q{valid, ready, payload, ready_share, seed | 1, false, {}, 0};
+    s->sinks.push_back(q);
+    s->set(ready, 0);
+    return (int)s->sinks.size() - 1;
+}
+void theia_stream_expect(void *h, int sink, uint64_t count) {
+    ((Sim *)h)->sinks.at(sink).expected = count;
+}
+uint64_t theia_stream_take(void *h, int sink, uint64_t *out, uint64_t max) {
+    StreamSink &q = ((Sim *)h)->sinks.at(sink);
+    uint64_t n = q.taken.size() < max ? q.taken.size() : max;
+    std::copy(q.taken.begin(), q.taken.begin() + n, out);
+    q.taken.erase(q.taken.begin(), q.taken.begin() + n);
+    return n;
+}
+// Step until every source has sent everything and every sink has taken what it expects, the
+// pin model stops the run, or max_cycles; returns the cycles run.
+uint64_t theia_run_streams(void *h, uint64_t max_cycles) {
+    Sim *s = (Sim *)h;
+    uint64_t k = 0;
+    while (k < max_cycles && !s->halted && !s->streams_done()) {
+        s->cycle();
+        k++;
+    }
+    return k;
+}
+
+// The pin model (PinModel): `pins`/`shifts` (n of each), `idle` (mask, value) x n_idle,
+// the port it drives, the callback and its schedule buffer (2 x capacity words).
+void theia_pin_model(void *h, const int *pins, const int *shifts, int n, const uint64_t *idle,
+                     int n_idle, int drive, PinCallback callback, uint64_t *schedule,
+                     uint64_t capacity) {
+    Sim *s = (Sim *)h;
+    PinModel &pm = s->pin_model;
+    pm = PinModel();
+    pm.pins.assign(pins, pins + n);
+    pm.shifts.assign(shifts, shifts + n);
+    for (int i = 0; i < n_idle; i++) pm.idle.emplace_back(idle[2 * i], idle[2 * i + 1]);
+    pm.drive = drive;
+    pm.callback = callback;
+    pm.schedule = schedule;
+    pm.capacity = capacity;
+    s->halted = false;
+}
+uint64_t theia_pin_model_calls(void *h) { return ((Sim *)h)->pin_model.calls; }
 
 }  // extern "C"

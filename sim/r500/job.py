@@ -14,7 +14,7 @@ from firmware.r500asm import load_program
 from hdl.isa import R500_TEMPS, R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
 from sim.r500 import fp32
 from sim.r500.quad import LANES, LaneInput, Quad
-from sim.r500.tex import Sampler
+from sim.r500.tex import FILTERS, WRAPS, Sampler
 
 __all__ = ["JobError", "Job", "load_job", "parse_job", "run_job", "answer"]
 
@@ -185,21 +185,36 @@ def _program(reader, value, base):
     return words, start, end
 
 
-def read_sampler(reader, value, where):
+def read_sampler(reader, value, where, texture_words):
+    """A sampler the hardware can set up over a texture memory of ``texture_words`` words
+    (r500-us.md §3.5): a known filter and wrap, power-of-two width and height, every texel
+    inside the memory. A file that states a sampler means one that works, so anything else
+    fails, naming the field. (A program that samples a sampler no file set up still stops
+    with the quad error "sampler not set up".)"""
     reader.object(value, where, SAMPLER_KEYS)
     for key in ("width", "height"):
         if key not in value:
             reader.fail(where, f"missing {key!r}")
-    sizes = {key: reader.integer(value.get(key, 0), f"{where}.{key}", -WORD_LIMIT, WORD_LIMIT)
-             for key in ("base", "width", "height")}
+    base = reader.integer(value.get("base", 0), f"{where}.base", 0, WORD_LIMIT)
+    sizes = {}
+    for key in ("width", "height"):
+        sizes[key] = size = reader.integer(value[key], f"{where}.{key}", 1, WORD_LIMIT)
+        if size & (size - 1):
+            reader.fail(f"{where}.{key}", f"{size} is not a power of two")
     names = {}
-    for key, default in (("filter", "nearest"), ("wrap", "repeat")):
+    for key, default, known in (("filter", "nearest", FILTERS), ("wrap", "repeat", WRAPS)):
         names[key] = value.get(key, default)
         if not isinstance(names[key], str):
             reader.fail(f"{where}.{key}", "expected a string")
-    # well-formed values that are no valid setup (a size that is no power of two, an unknown
-    # filter, texels outside the texture) leave the sampler "not set up": a quad error (§3.5)
-    return Sampler(**sizes, **names)
+        if names[key] not in known:
+            reader.fail(f"{where}.{key}", f"{names[key]!r} is not one of {', '.join(known)}")
+    sampler = Sampler(base, **sizes, **names)
+    if not sampler.is_set_up(texture_words):
+        words = 3 * sizes["width"] * sizes["height"]
+        reader.fail(where, f"its texels, words {base} to {base + words - 1} ({sizes['width']} x "
+                           f"{sizes['height']} of 3), lie outside the texture's "
+                           f"{texture_words} words")
+    return sampler
 
 
 def _lane(reader, value, where):
@@ -222,15 +237,16 @@ def parse_job(data, job_name="job", base=Path(".")):
     if "lanes" in data:
         lanes = [_lane(r, lane, f"lanes[{i}]")
                  for i, lane in enumerate(r.list(data["lanes"], "lanes", LANES))]
+    texture = [r.word(w, f"texture[{i}]")
+               for i, w in enumerate(r.list(data.get("texture", []), "texture"))]
     return Job(
         program=words, start=start, end=end,
         constants=r.index_map(data.get("constants", {}), "constants", R500_CONSTS, r.vec4),
         bools=r.word(data.get("bools", 0), "bools"),
         int_consts=r.index_map(data.get("int_consts", {}), "int_consts", INT_CONSTS, r.word),
         samplers=r.index_map(data.get("samplers", {}), "samplers", SAMPLERS,
-                             lambda v, at: read_sampler(r, v, at)),
-        texture=[r.word(w, f"texture[{i}]")
-                 for i, w in enumerate(r.list(data.get("texture", []), "texture"))],
+                             lambda v, at: read_sampler(r, v, at, len(texture))),
+        texture=texture,
         lanes=lanes,
         max_instructions=r.integer(data.get("max_instructions", 100_000), "max_instructions",
                                    0, WORD_LIMIT))

@@ -1,7 +1,7 @@
 """R500 jobs on the RTL (r500-us.md §4.3): the R500 job top (``hdl/gpu/r500_top.py``) in the
 fast simulator (compiled once and cached, so that thousands of jobs are quick) or in Amaranth's
 simulator (``pysim``, with a VCD on request), through the host protocol's job sequence
-(``hdl.gpu.host_protocol.run_quad_job``). The answer is a ``sim.r500.quad.QuadResult``, as the
+(``host.r500_job.run_quad_job``). The answer is a ``sim.r500.quad.QuadResult``, as the
 model's, and the quad's cycles.
 
     runner = QuadRunner()              # the fast backend
@@ -11,7 +11,9 @@ model's, and the quad's cycles.
 from amaranth.sim import Simulator
 
 from hdl.config import R500Config
-from hdl.gpu.host_protocol import run_quad_job, run_blocking, BlockingPort, shading_state
+from host.port import BlockingPort, run_blocking
+from host.r500_job import run_quad_job
+from host.r500_state import shading_state
 from hdl.gpu.r500_top import R500Top
 from hdl.isa import QuadFault
 from sim.r500.errors import QuadError, QuadErrorCode

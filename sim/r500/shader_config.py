@@ -9,19 +9,19 @@ binary32, a string "0x…" is the exact bit pattern; indices are table keys ("3"
 
 from pathlib import Path
 
+from firmware import R500_SHADER_DIR
 from hdl.isa import R500_CONSTS, R500_MAX_INSTRUCTIONS, R500_WORDS_PER_INSTRUCTION
 from sim.r500.job import (INT_CONSTS, SAMPLERS, WORD_LIMIT, ValueReader, read_program_file,
                           read_sampler)
 from sim.r500.shading import DEFAULT_MAX_INSTRUCTIONS, R500Shading
-from sim.r500.tex import FILTERS, WRAPS
 from sim.scene import SceneError
-from sim.scene_import import read_settings
+from sim.settings import read_settings
 
 __all__ = ["SHADER_DIR", "SHADER_KEYS", "shader_path", "load_constants", "shading_from_table",
            "load_shading"]
 
-#: the project's own shaders, which ``--shader NAME`` finds by name
-SHADER_DIR = Path(__file__).resolve().parents[2] / "firmware" / "r500_shaders"
+#: the project's own shaders, which ``--shader NAME`` finds by name (package data)
+SHADER_DIR = R500_SHADER_DIR
 SHADER_KEYS = {"program", "constants", "bools", "int_consts", "samplers", "max_instructions"}
 
 
@@ -50,6 +50,17 @@ def shader_path(name):
     raise SceneError(path, f"no such program file, nor a shader of that name ({names})")
 
 
+def _table_program(base, name):
+    """The program file of a ``[shader]`` table: ``name`` relative to the scene's directory
+    ``base``, or, where there is no such file and ``name`` has no suffix, one of our shaders
+    by name (so a scene needs no path into the package)."""
+    path = base / name
+    own = SHADER_DIR / f"{name}.asm"
+    if not path.exists() and not Path(name).suffix and own.is_file():
+        return own
+    return path
+
+
 def _program(values, path, where):
     """(words, END_ADDR) of a program file, which must hold 1 … 512 instructions."""
     words, end = read_program_file(values, path, where)
@@ -70,20 +81,6 @@ def load_constants(path):
     return _constants(_Values(path), read_settings(path)[0], "constants")
 
 
-def _checked_sampler(values, value, where, texture_words):
-    """A sampler that is set up over the scene's texture (a scene states its samplers, so a
-    sampler that is not set up is a mistake in the file, not a quad error)."""
-    sampler = read_sampler(values, value, where)
-    for key, names in (("filter", FILTERS), ("wrap", WRAPS)):
-        if getattr(sampler, key) not in names:
-            values.fail(f"{where}.{key}", f"{getattr(sampler, key)!r} is not one of "
-                                          f"{', '.join(names)}")
-    if not sampler.is_set_up(texture_words):
-        values.fail(where, f"needs power-of-two width and height and every texel inside the "
-                           f"scene's {texture_words} texture words")
-    return sampler
-
-
 def shading_from_table(table, path, texture_words):
     """The R500Shading of a scene's ``[shader]`` table read from the file ``path`` (program
     and constants file names are relative to it)."""
@@ -94,7 +91,8 @@ def shading_from_table(table, path, texture_words):
     if not isinstance(table["program"], str):
         values.fail("shader.program", "expected a file name")
     base = Path(path).parent
-    words, end = _program(values, base / table["program"], "shader.program")
+    program = _table_program(base, table["program"])
+    words, end = _program(values, program, "shader.program")
     constants = table.get("constants", {})
     if isinstance(constants, str):
         constants = load_constants(base / constants)
@@ -107,10 +105,10 @@ def shading_from_table(table, path, texture_words):
                                     INT_CONSTS, values.word),
         samplers=values.index_map(
             table.get("samplers", {}), "shader.samplers", SAMPLERS,
-            lambda v, at: _checked_sampler(values, v, at, texture_words)),
+            lambda v, at: read_sampler(values, v, at, texture_words)),
         max_instructions=values.integer(table.get("max_instructions", DEFAULT_MAX_INSTRUCTIONS),
                                         "shader.max_instructions", 1, WORD_LIMIT),
-        source=str(base / table["program"]))
+        source=str(program))
 
 
 def load_shading(program, constants=None):

@@ -4,6 +4,7 @@
 injected on the line; the CRC-32 (boards.crc) against zlib's and the RTL's; the host tool's
 ``--simulated`` run on the compiled board top."""
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -17,15 +18,18 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from boards.crc import INIT, RESIDUE, crc32, crc32_bytes
-from boards.host import HostLinkClient, LinkError, LinkTiming, render_on_board
+from boards.host import HostLinkClient, LinkError, render_on_board
+from boards.link_timing import LinkTiming
 from boards.host_link import (ACK, NAK, CMD_STATUS, CMD_WRITE, CMD_READ, CMD_READ_BYTES,
                               WRITE_WORDS, Crc32)
 from hdl.config import SceneDoesNotFit, preset
 from boards.sim_uart import AmaranthSerial, FaultInjector, TO_BOARD, TO_HOST
 from boards.ulx3s import BoardLogic
 from hdl.gpu.host_bus import HostBus, Region, host_address
-from hdl.gpu.host_protocol import R5Area, R5Reg, r500_address, scene_load_runs
-from tests.helpers import REPO, SCENES_DIR
+from hdl.gpu.address_map import R5Area, R5Reg, r500_address
+from host.scene_writes import scene_load_runs
+from tests.helpers import REPO
+from tests.helpers.shared_data import SCENE_NAMES
 
 DIVISOR = 4          # clock cycles per UART bit: keeps the simulation short
 LINK_TIMEOUT = 400   # cycles of silence that end a command: ten byte times
@@ -281,11 +285,11 @@ def _tiny_scene():
     address it)."""
     from sim.demo_scene import demo_scene
     scene = demo_scene(size=2, bands=1, texture_size=16)
-    scene.triangles = scene.triangles[2:4]
-    scene.texture_size = 2
-    scene.config[5] = (2 << 17, 2 << 17, 0)
-    scene.texture = [(37 * i + 11) % 256 << 9 for i in range(12)]
-    return scene
+    config = list(scene.config)
+    config[5] = (2 << 17, 2 << 17, 0)
+    return dataclasses.replace(scene, triangles=scene.triangles[2:4], texture_size=2,
+                               config=config,
+                               texture=[(37 * i + 11) % 256 << 9 for i in range(12)])
 
 
 def _documented_writes(scene):
@@ -357,12 +361,10 @@ def test_scenes_the_board_cannot_hold_are_refused():
                         board.replace(omem_words=3 * scene.pixel_count - 1))
 
 
-def test_reference_scenes_fit_the_ulx3s_build():
+def test_reference_scenes_fit_the_ulx3s_build(scenes_dir):
     from sim.scene import load_scene
-    if not SCENES_DIR.is_dir():
-        pytest.skip(f"scene directory {SCENES_DIR} is not present")
-    for name in ("example1", "example3", "shaders"):
-        preset("ulx3s").check_fits(load_scene(SCENES_DIR / name))
+    for name in SCENE_NAMES:
+        preset("ulx3s").check_fits(load_scene(scenes_dir / name))
 
 
 def test_the_r500_board_holds_full_rows_through_lit():
@@ -370,10 +372,9 @@ def test_the_r500_board_holds_full_rows_through_lit():
     program reading four input temporaries (`lit`); a buffer a word shorter refuses it by name."""
     from hdl.config import r500_row_words
     from sim.demo_scene import demo_scene
-    from sim.render import shading_for
+    from sim.r500.shader_config import load_shading
     board = preset("ulx3s-r500")
-    wide = demo_scene(size=200, bands=2)
-    wide.shader = shading_for(wide, "lit")
+    wide = dataclasses.replace(demo_scene(size=200, bands=2), shader=load_shading("lit"))
     assert r500_row_words(wide) == 200 * (4 + 3 * 4)
     board.check_fits(wide)
     with pytest.raises(SceneDoesNotFit, match="row"):
@@ -495,7 +496,8 @@ def test_host_tool_renders_a_tiny_scene_with_an_r500_program_like_the_model():
     scene = _tiny_scene()
     plain = words_to_rgb(render_model(scene, default_rom(), cores=1, jobs=1)[0], scene.width,
                          scene.height)
-    scene.shader = R500Shading(list(assemble(HALF_AND_QUARTER).words), source="half.asm")
+    scene = dataclasses.replace(scene, shader=R500Shading(list(assemble(HALF_AND_QUARTER).words),
+                                                          source="half.asm"))
     rgb, _, expected = _on_board_and_model(scene)
     assert (rgb == expected).all()
     assert not (rgb == plain).all()               # the program did something

@@ -12,10 +12,15 @@ from firmware.asm import (
     AsmError, Program, assemble, assemble_file, parse_immediate, read_mem_words, write_hex,
     write_instructions_mem, write_rom_mem, MAX_ERRORS,
 )
-from tests.helpers import REPO, SCENES_DIR as SCENES
+from tests.helpers import REPO
 
 DATA = Path(__file__).resolve().parent / "data"
-EXAMPLE3_MEM = SCENES / "example3" / "Instructions.mem"
+
+
+@pytest.fixture(scope="module")
+def example3_mem(scenes_dir):
+    """The original example3's user program (the original assembler's output)."""
+    return scenes_dir / "example3" / "Instructions.mem"
 
 
 def code(text, **kw):
@@ -331,11 +336,11 @@ def normalized(text):
     return [line.rstrip() for line in text.replace("\r\n", "\n").splitlines()]
 
 
-def test_instructions_mem_matches_the_original_file():
+def test_instructions_mem_matches_the_original_file(example3_mem):
     program = assemble_file(DATA / "example3.s")
     out = io.StringIO()
     write_instructions_mem(program, out)
-    assert normalized(out.getvalue()) == normalized(EXAMPLE3_MEM.read_text())
+    assert normalized(out.getvalue()) == normalized(example3_mem.read_text())
 
 
 def test_rom_and_hex_formats_round_trip(tmp_path):
@@ -352,8 +357,11 @@ def test_rom_and_hex_formats_round_trip(tmp_path):
         write_instructions_mem(program, tmp_path / "x.mem")
 
 
+def test_read_mem_words_reads_the_original_file(example3_mem):
+    assert read_mem_words(example3_mem) == assemble_file(DATA / "example3.s").words
+
+
 def test_read_mem_words_instructions_format(tmp_path):
-    assert read_mem_words(EXAMPLE3_MEM) == assemble_file(DATA / "example3.s").words
     path = tmp_path / "i.mem"
     path.write_bytes(b"4 //count\r\n00400000 00000001\t// x\r\n\r\n0041ABCD\r\n00000002\r\n")
     assert read_mem_words(path) == [0x0040000000000001, 0x0041ABCD00000002]
@@ -386,10 +394,13 @@ def run_cli(*args):
                           capture_output=True, text=True, timeout=60)
 
 
-def test_cli_writes_instructions_mem_to_stdout_and_file(tmp_path):
+def test_cli_writes_instructions_mem_to_stdout(example3_mem):
     result = run_cli(DATA / "example3.s")
     assert result.returncode == 0, result.stderr
-    assert normalized(result.stdout) == normalized(EXAMPLE3_MEM.read_text())
+    assert normalized(result.stdout) == normalized(example3_mem.read_text())
+
+
+def test_cli_writes_a_rom_image_and_hex_to_a_file(tmp_path):
     result = run_cli(DATA / "tiny_rom.s", "--rom", "-o", tmp_path / "rom.mem")
     assert result.returncode == 0, result.stderr
     rom = assemble_file(DATA / "tiny_rom.s", rom=True)

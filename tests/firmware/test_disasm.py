@@ -14,7 +14,7 @@ from hdl.isa import (
 from firmware.asm import assemble, assemble_file, read_mem_words
 from firmware.disasm import disassemble, disassemble_word, word_problem
 from firmware.program import Form, form_of
-from tests.helpers import REPO, SCENES_DIR as SCENES
+from tests.helpers import REPO
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -80,8 +80,8 @@ def test_jump_targets_use_given_labels():
 # --- whole images ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("scene", ["example1", "example3"])
-def test_scene_instructions_round_trip(scene):
-    words = read_mem_words(SCENES / scene / "Instructions.mem")
+def test_scene_instructions_round_trip(scenes_dir, scene):
+    words = read_mem_words(scenes_dir / scene / "Instructions.mem")
     text = round_trip(words)
     assert "ENTRYPOINT_ADRR_PIXELSHADER:" in text
     assert ".entry" not in text          # the other entries are the original's defaults
@@ -211,10 +211,11 @@ def run_cli(*args):
                           capture_output=True, text=True, timeout=60)
 
 
-def test_cli_disassembles_instructions_mem():
-    result = run_cli(SCENES / "example3" / "Instructions.mem")
+def test_cli_disassembles_instructions_mem(scenes_dir):
+    path = scenes_dir / "example3" / "Instructions.mem"
+    result = run_cli(path)
     assert result.returncode == 0, result.stderr
-    assert assemble(result.stdout).words == read_mem_words(SCENES / "example3" / "Instructions.mem")
+    assert assemble(result.stdout).words == read_mem_words(path)
 
 
 def test_cli_disassembles_a_rom_image(tmp_path):

@@ -7,7 +7,6 @@ from PIL import Image
 
 from sim.image import (ImageError, compare_images, hit_mask, read_png, read_ppm, word_to_u8,
                        words_to_rgb, write_image, write_png, write_ppm)
-from tests.helpers import SCENES_DIR as SCENES
 
 
 
@@ -39,8 +38,8 @@ def test_words_to_rgb_file_order():
         words_to_rgb(words[:17], 3, 2)
 
 
-def test_read_reference_example3():
-    path = SCENES / "example3" / "Reference.ppm"
+def test_read_reference_example3(scenes_dir):
+    path = scenes_dir / "example3" / "Reference.ppm"
     rgb = read_ppm(path)
     assert rgb.shape == (160, 160, 3) and rgb.size == 76_800
     assert len(raw_values(path)) == 3 + 76_800
@@ -50,8 +49,8 @@ def test_read_reference_example3():
     assert (rgb[:, :, 0] == 255).sum() > 1000
 
 
-def test_read_reference_with_stray_value():
-    path = SCENES / "shaders" / "Reference.ppm"
+def test_read_reference_with_stray_value(scenes_dir):
+    path = scenes_dir / "shaders" / "Reference.ppm"
     assert len(raw_values(path)) == 3 + 200 * 200 * 3 + 1  # one value after the raster
     rgb = read_ppm(path)
     assert rgb.shape == (200, 200, 3)
@@ -59,8 +58,8 @@ def test_read_reference_with_stray_value():
     assert rgb.reshape(-1).tolist() == values
 
 
-def test_read_reference_example1():
-    rgb = read_ppm(SCENES / "example1" / "Reference.ppm")
+def test_read_reference_example1(scenes_dir):
+    rgb = read_ppm(scenes_dir / "example1" / "Reference.ppm")
     assert rgb.shape == (200, 200, 3)
     hits = hit_mask(rgb, (0, 0, 0))
     assert 14_000 < hits.sum() < 20_000                      # two textured triangles
@@ -97,8 +96,8 @@ def test_ppm_round_trip(tmp_path):
     assert np.array_equal(read_ppm(tmp_path / "b.PPM"), rgb)
 
 
-def test_reference_rewrite_is_identical(tmp_path):
-    ref = read_ppm(SCENES / "example3" / "Reference.ppm")
+def test_reference_rewrite_is_identical(tmp_path, scenes_dir):
+    ref = read_ppm(scenes_dir / "example3" / "Reference.ppm")
     write_ppm(tmp_path / "r.ppm", ref)
     assert compare_images(read_ppm(tmp_path / "r.ppm"), ref)["differing"] == 0
 

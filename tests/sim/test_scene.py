@@ -7,13 +7,13 @@ import pytest
 from hdl.isa import ONE, USER_CODE_START
 from sim.demo_scene import demo_scene, CAMERA
 from sim.scene import Scene, SceneError, load_scene, read_hex_words, save_scene
-from tests.helpers import SCENES_DIR as SCENES
+from tests.helpers.shared_data import SCENE_NAMES
 
 
 
 @pytest.fixture(scope="module")
-def scenes():
-    return {name: load_scene(SCENES / name) for name in ("example1", "example3", "shaders")}
+def scenes(scenes_dir):
+    return {name: load_scene(scenes_dir / name) for name in SCENE_NAMES}
 
 
 def tiny_scene(**changes):
@@ -322,19 +322,19 @@ def test_demo_picture(demo):
     ("example3", [(255, 0, 0), (0, 0, 0)], 10),      # the original RTL: red background
     ("example1", [(0, 0, 0)], 300),                  # software renderer, black background
 ])
-def test_float_caster_matches_reference_silhouettes(scenes, name, background, most):
+def test_float_caster_matches_reference_silhouettes(scenes, scenes_dir, name, background, most):
     """The conventions the demo scene relies on (window in z = 0, pixel (col, row) -> row 0 = y min,
     file order) reproduce the originals' silhouettes."""
     from sim.image import hit_mask, read_ppm
     best, _ = float_hits(scenes[name])
-    reference = hit_mask(read_ppm(SCENES / name / "Reference.ppm"), background)
+    reference = hit_mask(read_ppm(scenes_dir / name / "Reference.ppm"), background)
     assert ((best >= 0) != reference).sum() <= most
 
 
 def test_demo_lit_is_the_demo_with_an_r500_program():
     """``demo-lit``: the demo's geometry, every face on its brightest tiles (no baked
     lighting), shaded by lit.asm; the plain demo carries no program."""
-    from sim.scene import load_any_scene
+    from sim.scene_loader import load_any_scene
     lit, plain = load_any_scene("demo-lit"), load_any_scene("demo")
     assert plain.shader is None
     assert lit.name == "demo-lit" and lit.shader.source.endswith("r500_shaders/lit.asm")

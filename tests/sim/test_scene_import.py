@@ -10,7 +10,7 @@ from PIL import Image
 from firmware.rom import default_rom
 from hdl.isa import ONE, MASK32
 from sim.image import words_to_rgb
-from sim.render import load_any_scene
+from sim.scene_loader import load_any_scene
 from sim.scene import SceneError, load_scene
 from sim.scene_import import (import_scene, load_description, load_obj, load_texture, main,
                               split_bands)
@@ -367,8 +367,15 @@ def test_shader_constants_from_a_file(tmp_path):
     (("0 = 255", "32 = 255"), 'shader.int_consts["32"]: the index must be 0 … 31'),
     (('filter = "bilinear"', 'filter = "linear"'),
      'shader.samplers["2"].filter: \'linear\' is not one of nearest, bilinear'),
-    (("width = 4", "width = 3"), 'shader.samplers["2"]: needs power-of-two width'),
-    (("base = 3", "base = 3070"), "every texel inside the scene's 3072 texture words"),
+    (('wrap = "clamp"', 'wrap = "mirror"'),
+     'shader.samplers["2"].wrap: \'mirror\' is not one of repeat, clamp'),
+    (("width = 4", "width = 3"), 'shader.samplers["2"].width: 3 is not a power of two'),
+    (("height = 2", "height = 12"), 'shader.samplers["2"].height: 12 is not a power of two'),
+    (("height = 2", "height = 0"), 'shader.samplers["2"].height: 0 is outside'),
+    (("base = 3", "base = -1"), 'shader.samplers["2"].base: -1 is outside'),
+    (("base = 3", "base = 3070"),
+     'shader.samplers["2"]: its texels, words 3070 to 3093 (4 x 2 of 3), lie outside the '
+     "texture's 3072 words"),
     (("height = 2\n", ""), "shader.samplers[\"2\"]: missing 'height'"),
 ])
 def test_shader_section_errors(tmp_path, edit, message):

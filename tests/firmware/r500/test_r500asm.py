@@ -16,7 +16,6 @@ from firmware.r500asm import R500AsmError, assemble, assemble_file, load_program
 from tests.helpers import REPO
 
 DATA = Path(__file__).resolve().parent / "data"
-PROGRAMS = REPO.parent / "shared" / "r500" / "programs"
 
 
 def words(text):
@@ -46,11 +45,10 @@ def test_spec_examples(text, expected):
     ("palette", "hw-shadertoy_palette"), ("texture", "hw-texture"),
     ("blur", "hw-texture_blur_horizontal"),
 ])
-def test_published_programs_bit_for_bit(source, published):
-    if not PROGRAMS.is_dir():
-        pytest.skip("shared R500 programs not present")
+def test_published_programs_bit_for_bit(r500_programs_dir, source, published):
+    published_words = read_words(r500_programs_dir / f"{published}.inc")
     program = assemble_file(DATA / f"{source}.asm")
-    assert program.words == read_words(PROGRAMS / f"{published}.inc")
+    assert program.words == published_words
     assert program.end_addr == program.instructions - 1
 
 

@@ -1,5 +1,5 @@
 """The R500 disassembler (firmware/r500disasm.py): every word prints as text that assembles
-back to it; the shared programs, random legal words of every type, raw words; the CLI."""
+back to it; the published programs, random legal words of every type, raw words; the CLI."""
 
 from pathlib import Path
 import subprocess
@@ -14,10 +14,9 @@ from hdl.isa import (
 from firmware.r500asm import assemble, assemble_file
 from firmware.r500disasm import disassemble, disassemble_instruction, read_words
 from tests.helpers import REPO
+from tests.helpers.shared_data import PUBLISHED_R500
 
 DATA = Path(__file__).resolve().parent / "data"
-PROGRAMS = REPO.parent / "shared" / "r500" / "programs"
-SHARED = sorted(PROGRAMS.glob("*.inc")) if PROGRAMS.is_dir() else []
 
 
 def round_trip(words):
@@ -26,9 +25,9 @@ def round_trip(words):
     return text
 
 
-@pytest.mark.parametrize("path", SHARED, ids=lambda p: p.stem)
-def test_shared_programs_round_trip(path):
-    text = round_trip(read_words(path))
+@pytest.mark.parametrize("name", PUBLISHED_R500)
+def test_published_programs_round_trip(r500_programs_dir, name):
+    text = round_trip(read_words(r500_programs_dir / f"{name}.inc"))
     assert "WORDS" not in text
 
 

@@ -22,7 +22,7 @@ from hdl.gpu.io_unit import SLOT_ROWS
 from hdl.isa import USER_CODE_START
 from sim.demo_scene import demo_scene
 from sim.image import word_to_u8
-from hdl.gpu.host_protocol import load_scene, start_frame
+from host.frame import load_scene, start_frame
 from sim.bins import frame_bins
 from sim.gpu_pysim import (render_gpu_pysim, gpu_for_scene, HostDriver, PysimPort)
 from sim.sequencer import render_model

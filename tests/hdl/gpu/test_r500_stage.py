@@ -10,22 +10,22 @@ import pytest
 
 from firmware.rom import default_rom
 from hdl.config import preset
-from hdl.gpu.host_protocol import r500_band_problem
+from host.scene_writes import r500_band_problem
 from sim.demo_scene import demo_scene
 from sim.fast.driver import FastSim, FastSimError
 from sim.fast.gpu import gpu_design, render_gpu_fast
-from sim.r500.shader_config import load_shading
+from sim.r500.shader_config import SHADER_DIR, load_shading
 from sim.sequencer import RenderError, render_model
 
-LIT_CONSTANTS = "firmware/r500_shaders/lit-demo.toml"
+LIT_CONSTANTS = SHADER_DIR / "lit-demo.toml"
 
 
 def scene_with(program, size, bands=2, constants=None, triangles=None):
     scene = demo_scene(size=size, bands=bands, texture_size=16)
     if triangles is not None:
         scene = dataclasses.replace(scene, triangles=scene.triangles[:triangles])
-    scene.shader = program if not isinstance(program, str) else load_shading(program, constants)
-    return scene
+    return dataclasses.replace(
+        scene, shader=program if not isinstance(program, str) else load_shading(program, constants))
 
 
 def rtl_and_model(scene, cores=1, r500_from="default"):
@@ -67,9 +67,8 @@ ILLEGAL = [0x0000_0000, 0x0802_0080, 0x0802_0080, 0, 0, 6]
 
 def test_fault_names_pixel_and_pc_and_the_next_frame_is_clean():
     scene = scene_with("passthrough", 6, bands=3, triangles=2)
-    bad = dataclasses.replace(scene)
-    bad.shader = dataclasses.replace(scene.shader, program=list(scene.shader.program) + ILLEGAL,
-                                     end=1)
+    bad = dataclasses.replace(scene, shader=dataclasses.replace(
+        scene.shader, program=list(scene.shader.program) + ILLEGAL, end=1))
     sim = FastSim(gpu_design(default_rom(), preset("default"), scene))
     with pytest.raises(FastSimError) as error:
         render_gpu_fast(bad, default_rom(), preset("default"), sim=sim)

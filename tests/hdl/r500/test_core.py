@@ -3,7 +3,6 @@ programs on random quads, directed cases of every part of the core, and one job 
 simulator with a VCD. The random programs are in test_core_random.py."""
 
 import random
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,8 @@ from sim.r500.quad import LaneInput, run_quad
 from sim.r500.rtl import run_job_rtl
 from sim.r500.tex import Sampler
 from tests.helpers.r500 import alu, fc, tex, vec
+from tests.helpers.shared_data import PUBLISHED_R500
 
-PROGRAMS = Path(__file__).resolve().parents[4] / "shared" / "r500" / "programs"
 SIZE = 8
 
 pytestmark = pytest.mark.xdist_group("r500_job_top")
@@ -60,9 +59,9 @@ def job(program, temps=None, **kw):
 
 # --- the published programs -------------------------------------------------------------------
 
-def published_job(name, seed):
+def published_job(path, seed):
     rng = random.Random(seed)
-    program = read_words(PROGRAMS / f"{name}.inc")
+    program = read_words(path)
     lanes = []
     for _ in range(4):
         temps = {i: [fp32.from_float(rng.uniform(-1, 1)) for _ in range(4)] for i in range(10)}
@@ -76,17 +75,10 @@ def published_job(name, seed):
                lanes=lanes)
 
 
-PUBLISHED = sorted(p.stem for p in PROGRAMS.glob("*.inc"))
-
-
-def test_every_published_program_is_here():
-    assert len(PUBLISHED) == 10
-
-
-@pytest.mark.parametrize("name", PUBLISHED)
-def test_published_program_matches_model(name):
+@pytest.mark.parametrize("name", PUBLISHED_R500)
+def test_published_program_matches_model(r500_programs_dir, name):
     for seed in range(3):
-        same(published_job(name, seed))
+        same(published_job(r500_programs_dir / f"{name}.inc", seed))
 
 
 # --- directed ------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from hdl.isa import TexOp
 from sim.r500.__main__ import main
 from tests.helpers.r500 import alu, tex
 
-PROGRAMS = "/work/shared/r500/programs"
 LENGTH_ASM = """src0.rgb = temp[0] : temp[0].r = DP3 src0.rg0 src0.rg0 ;
 src0.rgb = temp[0] : temp[0].a = RSQ |src0.r| ;
 OUT src0.a = temp[0] : out[0].r = SOP, RCP src0.a ;
@@ -35,9 +34,9 @@ def answer_of(capsys, tmp_path, job):
     return status, json.loads(out), err
 
 
-def test_the_command_runs_a_word_file(tmp_path):
+def test_the_command_runs_a_word_file(tmp_path, r500_programs_dir):
     """The real command line, once: hw-length on (3, 4)."""
-    shutil.copy(f"{PROGRAMS}/hw-length.inc", tmp_path)
+    shutil.copy(r500_programs_dir / "hw-length.inc", tmp_path)
     job = write_job(tmp_path, {"program": "hw-length.inc",
                                "lanes": [{"temps": {"0": [3, 4, 0, 1]}}, {}, {}, {}]})
     done = subprocess.run([sys.executable, "-m", "sim.r500", "run", str(job), "--engine",
@@ -104,7 +103,7 @@ def test_quad_error_exits_1(capsys, tmp_path):
     status, answer, _ = answer_of(capsys, tmp_path, job)
     assert status == 1 and answer["error"].startswith("sampler not set up at PC 2")
     job = {"program": words(alu(), tex(TexOp.LD)), "texture": [0, 0, 0],
-           "samplers": {"0": {"width": 3, "height": 1}}}
+           "samplers": {"1": {"width": 1, "height": 1}}}         # the program samples 0
     status, answer, _ = answer_of(capsys, tmp_path, job)
     assert status == 1 and answer["error"].startswith("sampler not set up at PC 1")
     job = {"program": words(alu(rgb_op=6))}
@@ -152,6 +151,28 @@ def test_samplers_texture_int_consts_bools_and_limit(capsys, tmp_path):
     ({"program": [0] * 6, "samplers": {"0": {"width": 2, "height": 2, "filter": 1}}},
      "filter"),
     ({"program": [0] * 6, "samplers": {"16": {"width": 2, "height": 2}}}, 'samplers["16"]'),
+    # a sampler the hardware cannot set up (r500-us.md §3.5) is refused by field
+    ({"program": [0] * 6, "texture": [0] * 12, "samplers": {"0": {"width": 3, "height": 1}}},
+     'samplers["0"].width: 3 is not a power of two'),
+    ({"program": [0] * 6, "texture": [0] * 24, "samplers": {"0": {"width": 1, "height": 6}}},
+     'samplers["0"].height: 6 is not a power of two'),
+    ({"program": [0] * 6, "texture": [0] * 12, "samplers": {"0": {"width": 0, "height": 1}}},
+     'samplers["0"].width: 0 is outside'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"base": -3, "width": 1, "height": 1}}}, 'samplers["0"].base'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"width": 2, "height": 2, "filter": "trilinear"}}},
+     'samplers["0"].filter: \'trilinear\' is not one of nearest, bilinear'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"width": 2, "height": 2, "wrap": "mirror"}}},
+     'samplers["0"].wrap: \'mirror\' is not one of repeat, clamp'),
+    ({"program": [0] * 6, "texture": [0] * 12, "samplers": {"0": {"width": 4, "height": 4}}},
+     'samplers["0"]: its texels, words 0 to 47 (4 x 4 of 3), lie outside the texture\'s 12'),
+    ({"program": [0] * 6, "texture": [0] * 12,
+      "samplers": {"0": {"base": 10, "width": 1, "height": 1}}},
+     'samplers["0"]: its texels, words 10 to 12'),
+    ({"program": [0] * 6, "samplers": {"3": {"width": 1, "height": 1}}},
+     'samplers["3"]: its texels, words 0 to 2 (1 x 1 of 3), lie outside the texture\'s 0'),
     ({"program": [0] * 6, "texture": [2 ** 32]}, "texture[0]"),
     ({"program": [0] * 6, "lanes": [{}, {}, {}]}, "lanes"),
     ({"program": [0] * 6, "lanes": [{"covered": 1}, {}, {}, {}]}, "lanes[0].covered"),
@@ -177,10 +198,10 @@ def test_malformed_jobs_exit_2_with_one_line(capsys, tmp_path, job, field):
 
 
 @pytest.mark.parametrize("backend", ["fast", "pysim"])
-def test_rtl_engine_answers_as_the_model(capsys, tmp_path, backend):
+def test_rtl_engine_answers_as_the_model(capsys, tmp_path, r500_programs_dir, backend):
     """--engine rtl runs the job on the R500 core (compiled, or Amaranth's simulator with a
     VCD) and answers what the model answers, with the cycles it took."""
-    shutil.copy(f"{PROGRAMS}/hw-length.inc", tmp_path)
+    shutil.copy(r500_programs_dir / "hw-length.inc", tmp_path)
     job = write_job(tmp_path, {"program": "hw-length.inc",
                                "lanes": [{"temps": {"0": [3, 4, 0, 1]}}, {"covered": False},
                                          {"temps": {"0": [-1e-40, float("inf"), 0, 0]}}, {}]})

@@ -1,10 +1,9 @@
-"""The real R500 programs of shared/r500/programs on a quad of random inputs: each runs without
+"""The published R500 programs (tests/helpers/shared_data.py) on a quad of random inputs: each runs without
 error, and computes what its note says, checked against an independent float computation
 (with a tolerance where special functions are involved)."""
 
 import math
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,10 +12,15 @@ from firmware.r500asm import read_words
 from sim.r500 import fp32
 from sim.r500.quad import LaneInput, run_quad
 from sim.r500.tex import Sampler
+from tests.helpers.shared_data import PUBLISHED_R500, R500_PROGRAMS_DIR
 
-PROGRAMS = Path("/work/shared/r500/programs")
 SIZE = 8                                    # texture width and height
 SPECIAL_TOLERANCE = 2 ** -17                # RSQ/RCP/COS chains, relative or absolute
+
+
+@pytest.fixture(autouse=True)
+def _published(r500_programs_dir):
+    """Every test here runs published programs: without them, each is skipped."""
 
 
 def f32(x):
@@ -49,7 +53,7 @@ class Inputs:
         self.samplers = {0: Sampler(0, SIZE, SIZE), 1: Sampler(3 * SIZE * SIZE, SIZE, SIZE)}
 
     def run(self, name):
-        words = read_words(PROGRAMS / f"{name}.inc")
+        words = read_words(R500_PROGRAMS_DIR / f"{name}.inc")
         lanes = [LaneInput({i: [fp32.from_float(v) for v in vec] for i, vec in enumerate(t)})
                  for t in self.t]
         constants = {i: [fp32.from_float(v) for v in vec] for i, vec in enumerate(self.c)}
@@ -59,14 +63,7 @@ class Inputs:
         return [[fp32.to_float(v) for v in lane.outputs[0]] for lane in result.lanes]
 
 
-ALL = sorted(p.stem for p in PROGRAMS.glob("*.inc"))
-
-
-def test_every_program_is_here():
-    assert len(ALL) == 10
-
-
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", PUBLISHED_R500)
 @pytest.mark.parametrize("seed", range(3))
 def test_program_runs_on_random_inputs(name, seed):
     for out in Inputs(seed).run(name):

@@ -210,7 +210,7 @@ def test_lit_against_a_binary64_computation():
 def test_lit_keeps_the_background_of_misses():
     """A scene without its sky: pixels that hit nothing keep TEXTURE_COLOR (NPG's red)."""
     scene = demo_lit_scene(size=16, bands=2)
-    scene.triangles = scene.triangles[2:]
+    scene = dataclasses.replace(scene, triangles=scene.triangles[2:])
     plain, _ = render(dataclasses.replace(scene, shader=None))
     lit, _ = render(scene)
     misses = [r for r in pixel_records(scene) if not r.hit]
@@ -228,7 +228,7 @@ def test_discard_kills_outside_the_circle_and_colours_misses():
     """discard.asm on the demo without its sky: black outside the circle (killed), c1 for
     misses inside, the texture darkened towards the rim for hits."""
     scene = demo_scene(size=16, bands=2)
-    scene.triangles = scene.triangles[2:]
+    scene = dataclasses.replace(scene, triangles=scene.triangles[2:])
     shading = load_shading("discard")
     shading.constants = {0: [fp32.from_float(v) for v in (7.5, 7.5, 1 / 6, 0.5)],
                          1: [fp32.from_float(v) for v in (0.25, 0.5, 0.75, 0)]}

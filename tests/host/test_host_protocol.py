@@ -1,4 +1,4 @@
-"""hdl/gpu/host_protocol.py: a scene's host writes at the addresses docs/host-interface.md
+"""The host side (host/): a scene's host writes at the addresses docs/host-interface.md
 gives, ERROR_INFO as text, and the frame sequence over a blocking host that stands in for an
 idle GPU (the simulated GPU runs it in tests/hdl/gpu/test_gpu.py,
 tests/sim/test_fast_backend.py and tests/boards/test_host_link.py)."""
@@ -7,10 +7,13 @@ import asyncio
 
 import pytest
 
-from hdl.core.core import CoreError
-from hdl.gpu.host_protocol import (R5Area, R5Reg, r500_address, STATUS_BUSY, STATUS_DONE, STATUS_ERROR, CoreStopped,
-                                   FrameError, error_info_message, core_error_message,
-                                   render_frame_blocking, run_blocking, scene_load_runs)
+from hdl.gpu.address_map import (R5Area, R5Reg, r500_address, STATUS_BUSY, STATUS_DONE,
+                                 STATUS_ERROR)
+from hdl.isa import CoreError
+from host.errors import CoreStopped, FrameError, error_info_message, core_error_message
+from host.frame import render_frame_blocking
+from host.port import run_blocking
+from host.scene_writes import scene_load_runs
 
 
 class TinyScene:

@@ -1,12 +1,14 @@
-"""What an R500 program's words say about it before it runs: which temporaries, constants,
+"""What an R500 program's words say about it before it runs (from the fields of ``r500``'s
+tables; for the presets' checks, the hosts and the tools): which temporaries, constants,
 integer constants and samplers it can read, the highest temporary it names. Every instruction
 word counts, whether it can execute or not."""
 
-from hdl.isa import (US_CMN_INST, US_ALU_ADDR, US_ALU_ALPHA_INST, US_ALU_RGBA_INST, US_FC_ADDR,
-                     US_TEX_ADDR, US_TEX_INST, InstType, R500_CONSTS, R500_TEMPS)
+from hdl.isa.r500 import (US_CMN_INST, US_ALU_ADDR, US_ALU_ALPHA_INST, US_ALU_RGBA_INST,
+                          US_FC_ADDR, US_TEX_ADDR, US_TEX_INST, InstType, R500_CONSTS,
+                          R500_TEMPS)
 
 __all__ = ["temporaries_read", "highest_temporary", "constants_read", "int_consts_read",
-           "samplers_read"]
+           "samplers_read", "INPUT_TEMPORARIES", "program_inputs"]
 
 INLINE_BIT = 0x80
 
@@ -43,6 +45,15 @@ def temporaries_read(words):
     for addr, rel in _temporary_addresses(words, destinations=False):
         mask |= (1 << R500_TEMPS) - 1 if rel else 1 << addr
     return mask
+
+
+#: a shaded pixel's inputs are temporaries 0-8 (r500-us.md §4.2)
+INPUT_TEMPORARIES = 9
+
+
+def program_inputs(words):
+    """Which of the pixel's input temporaries a program can read: bit t for temporary t."""
+    return temporaries_read(words) & ((1 << INPUT_TEMPORARIES) - 1)
 
 
 def highest_temporary(words):

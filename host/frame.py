@@ -1,0 +1,121 @@
+"""The frame sequence every host runs (docs/host-interface.md): check that the GPU is idle,
+load the scene, start, wait until STATUS says done or error, read the counters and the output.
+It talks to a port (host/port.py)."""
+
+import time
+from dataclasses import dataclass
+
+from hdl.gpu.address_map import (COUNTERS, CTRL_START, R500_STAGE, R5Area, R5Reg, Reg, Region,
+                                 STATUS_BUSY, STATUS_DONE, STATUS_ERROR, host_address,
+                                 r500_address, register_address)
+from hdl.gpu.scene_layout import SLOT_ROWS, bin_rows_needed
+from host.errors import CoreStopped, FrameError, R500Stopped
+from host.port import BlockingPort, run_blocking
+from host.scene_writes import bins_fit, r500_band_problem, scene_load_runs
+
+__all__ = ["Frame", "load_scene", "start_frame", "read_counters", "render_frame",
+           "render_frame_blocking"]
+
+
+@dataclass
+class Frame:
+    """What ``render_frame`` read back."""
+    cores: int
+    counters: dict          # COUNTERS' names -> values
+    output: list | bytes    # 3 x width x height output words (or their bits 7:0)
+    load_s: float           # wall time loading the scene
+    run_s: float            # wall time from the start until STATUS said the frame ended
+    binned: bool = False    # each pixel tested its bin's triangles
+
+
+async def load_scene(port, scene, texture_words=None, bins=None):
+    for address, words in scene_load_runs(scene, texture_words, bins):
+        await port.write(address, words)
+
+
+async def start_frame(port):
+    await port.write(register_address(Reg.CTRL), [CTRL_START])
+
+
+async def read_counters(port):
+    """The counters of the last frame, by COUNTERS' names."""
+    words = await port.read(register_address(Reg.CYCLES), len(COUNTERS))
+    return dict(zip(COUNTERS, words))
+
+
+async def _r500_check(port, scene):
+    """A scene with an R500 program needs a GPU with an R500 stage and bands it can shade."""
+    contexts, = await port.read(r500_address(R5Area.REGS, R5Reg.CONTEXTS), 1)
+    if contexts == 0:
+        raise FrameError("this GPU has no R500 stage to run the scene's R500 "
+                         "program (build it with one, or render on the model)")
+    problem = r500_band_problem(scene)
+    if problem:
+        raise FrameError(problem)
+
+
+async def render_frame(port, scene, *, output="words", cores=None, log=None,
+                       texture_words=None, bins=None):
+    """Render ``scene`` through ``port``; return a Frame. ``output``: "words" reads the output
+    words with ``port.read``, "bytes" their bits 7:0 with ``port.read_bytes`` (a board's
+    narrow output store holds converted pixels). ``cores``: the core count the GPU must have.
+    ``texture_words``: the GPU's texture memory (where the R500 program's samplers must lie;
+    default the scene's texture). ``bins``: the scene's bins (``scene_load_runs``), loaded if
+    they fit the GPU's scene memory (else every pixel tests every triangle, and the log says
+    so). ``log(text)`` hears of each step. A busy GPU, a core count
+    other than ``cores``, a scene with an R500 program the GPU cannot shade, a core error or an
+    R500 fault raise FrameError (CoreStopped, R500Stopped for the errors)."""
+    if output not in ("words", "bytes"):
+        raise ValueError(f"output is 'words' or 'bytes', not {output!r}")
+    log = log or (lambda text: None)
+    first = Reg.STATUS
+    registers = await port.read(register_address(first), Reg.SCENE_ROWS - first + 1)
+    status, built, scene_rows = (registers[reg - first]
+                                 for reg in (Reg.STATUS, Reg.CORES, Reg.SCENE_ROWS))
+    if status & STATUS_BUSY:
+        raise FrameError("the GPU is busy with a frame started earlier")
+    if cores is not None and built != cores:
+        raise FrameError(f"the GPU has {built} cores, not {cores}")
+    shading = getattr(scene, "shader", None)
+    if shading is not None:
+        await _r500_check(port, scene)
+    log(f"the GPU is idle, {built} cores")
+    if bins is not None and not bins_fit(scene, bins, scene_rows):
+        log(f"the bins need {bin_rows_needed(bins.lists)} scene memory rows beside the "
+            f"triangles' {len(scene.triangles) * SLOT_ROWS}, the GPU has {scene_rows}: every "
+            f"pixel tests every triangle")
+        bins = None
+
+    started = time.monotonic()
+    await load_scene(port, scene, texture_words, bins)
+    load_s = time.monotonic() - started
+    log(f"scene loaded in {load_s:.1f} s")
+
+    started = time.monotonic()
+    await start_frame(port)
+    status = await port.wait_frame()
+    run_s = time.monotonic() - started
+    if status & STATUS_ERROR:
+        info, = await port.read(register_address(Reg.ERROR_INFO), 1)
+        if info >> 24 == R500_STAGE:
+            fault, fault_pixel = await port.read(r500_address(R5Area.REGS, R5Reg.FAULT), 2)
+            raise R500Stopped(getattr(shading, "source", "R500 program"), fault, fault_pixel)
+        raise CoreStopped(info)
+    if not status & STATUS_DONE:
+        raise FrameError(f"the wait for the frame ended with STATUS {status:#x}")
+    counters = await read_counters(port)
+    if shading is not None:
+        instructions, _, quads = await port.read(
+            r500_address(R5Area.REGS, R5Reg.INSTRUCTIONS), 3)
+        counters.update(r500_quads=quads, r500_instructions=instructions)
+    log(f"frame done: {counters['cycles']} GPU cycles")
+
+    count = 3 * scene.width * scene.height
+    read = port.read_bytes if output == "bytes" else port.read
+    data = await read(host_address(Region.OUTPUT), count)
+    return Frame(built, counters, data, load_s, run_s, bins is not None)
+
+
+def render_frame_blocking(host, scene, **options):
+    """``render_frame`` for a synchronous ``host`` (see BlockingPort)."""
+    return run_blocking(render_frame(BlockingPort(host), scene, **options))
