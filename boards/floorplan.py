@@ -1,7 +1,7 @@
 """Hard-block floorplan of the ULX3S-85F top: where the block RAMs and DSP blocks go.
 
-Without it nextpnr spreads every core over the whole chip: the block RAMs are 97 % used (the
-texture and output stores alone take 155 of 208), so a core's register-file block RAMs land
+Without it nextpnr spreads every core over the whole chip: nearly all the block RAMs are used
+(the texture and output stores alone take 155 of 208), so a core's register-file block RAMs land
 wherever one is free, and its DSP blocks spread along the DSP rows; each core's logic follows
 them across the chip, and so do its paths. Pinning the hard blocks gives each core a quadrant
 and its logic follows: core k's block RAMs at one end of a block-RAM
