@@ -2,16 +2,17 @@
 
     python -m bench.frame --scene SCENE [--config PRESET] [--cores N] [--no-binning]
                           [--set FIELD=VALUE ...] [--report DIR/report.json] [--check]
-                          [--json FILE]
+                          [--json FILE] [--shader PROG [--uniforms FILE | --constants FILE]]
 
-SCENE as ``python -m sim.render`` takes it (a theia-2010 directory, a .toml/.json scene,
-``demo``). Prints one JSON object: ``cycles`` (the GPU's frame counter), ``tests`` (MAINs run),
-``cycles_per_test``, ``fmax_mhz`` (the Fmax of the preset's latest routed board build at this
-core count, from bench/measured_builds.json, or of the build whose ``--report`` is given;
-null when there is none), ``clock_mhz`` (the board's clock, when that build meets it),
-``fps`` (frames per second at that clock) and ``binning`` (the frame was binned,
-docs/binning.md), with the scene, preset, cores, pixels and ``wall_s`` (the bins, the load,
-the frame and the read-back). ``--check``: the frame must
+SCENE and the shader arguments as ``python -m sim.render`` takes them (a theia-2010 directory,
+a .toml/.json scene, ``demo``, ``demo-lit``; the preset is ``ulx3s``, or ``ulx3s-r500`` for a
+scene with an R500 program). Prints one JSON object: ``cycles`` (the GPU's frame counter),
+``tests`` (MAINs run), ``cycles_per_test``, ``fmax_mhz`` (the Fmax of the preset's latest
+routed board build at this core count, from bench/measured_builds.json, or of the build whose
+``--report`` is given; null when there is none), ``clock_mhz`` (the board's clock, when that
+build meets it), ``fps`` (frames per second at that clock) and ``binning`` (the frame was
+binned, docs/binning.md), with the scene, preset, cores, pixels and ``wall_s`` (the bins, the
+load, the frame and the read-back). ``--check``: the frame must
 equal the model's (``identical``; exit 1 if not), and the scene directory's ``Reference.ppm``
 when it has one (``reference``: the values that differ from it). ``--set`` changes a field of
 the preset (``GpuConfig`` or its ``CoreConfig``: ``--set divider=lanes --set
@@ -27,7 +28,7 @@ from pathlib import Path
 from bench.measured_builds import board_build
 from hdl.config import PRESET_NAMES, preset
 from sim.errors import cli_errors
-from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
+from sim.scene_loader import SCENE_ARGUMENT_HELP, add_shader_arguments, scene_from_arguments
 
 
 def board_clock(config, report=None):
@@ -115,8 +116,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.frame",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--scene", required=True, help=SCENE_ARGUMENT_HELP)
-    parser.add_argument("--config", default="ulx3s", choices=PRESET_NAMES,
-                        help="the GPU's preset (default ulx3s)")
+    parser.add_argument("--config", default=None, choices=PRESET_NAMES,
+                        help="the GPU's preset (default ulx3s, or ulx3s-r500 for a scene with "
+                             "an R500 program)")
     parser.add_argument("--cores", type=int, help="cores (default: the preset's)")
     parser.add_argument("--no-binning", dest="binning", action="store_false",
                         help="every pixel tests every triangle")
@@ -128,15 +130,17 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="compare the frame with the model's (and Reference.ppm)")
     parser.add_argument("--json", help="also write the JSON to this file")
+    add_shader_arguments(parser)
     args = parser.parse_args(argv)
     with cli_errors("bench.frame"):
-        config = preset(args.config, **({"cores": args.cores} if args.cores else {}),
-                        **dict(args.set))
+        scene = scene_from_arguments(args)
+        name = args.config or ("ulx3s-r500" if scene.shader else "ulx3s")
+        config = preset(name, **({"cores": args.cores} if args.cores else {}), **dict(args.set))
         report = json.loads(Path(args.report).read_text()) if args.report else None
         reference = Path(args.scene) / "Reference.ppm"
-        figures = {"config": args.config, **({"set": {k: getattr(v, "value", v)
-                                                      for k, v in args.set}} if args.set else {}),
-                   **frame_figures(load_any_scene(args.scene), config, args.binning,
+        figures = {"config": name, **({"set": {k: getattr(v, "value", v)
+                                               for k, v in args.set}} if args.set else {}),
+                   **frame_figures(scene, config, args.binning,
                                    args.check, reference if reference.is_file() else None,
                                    report)}
         text = json.dumps(figures, indent=2)

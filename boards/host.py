@@ -1,15 +1,16 @@
 """Host tool: render a scene on a board over the UART host link (docs/host-link.md).
 
     python -m boards.host SCENE --port /dev/ttyUSB0 --out frame.png [--baud 3000000]
-        [--shader PROG.asm [--constants FILE]]
+        [--shader PROG.frag|PROG.asm [--uniforms FILE | --constants FILE]]
     python -m boards.host SCENE --simulated [--fault-rate P] [--seed S] --out frame.ppm
 
 SCENE is anything ``python -m sim.render`` takes: a theia-2010 scene directory, a .toml/.json
-scene description (docs/scene-import.md) or ``demo``; ``--shader``/``--constants`` shade its
-hits with an R500 program on the board's R500 stage, as for ``sim.render``. Loads the scene (refusing one the board
-cannot hold exactly: ``GpuConfig.check_fits`` of the board's preset), starts the frame, polls STATUS, reads the converted
-8-bit pixels back and writes a PNG (sim.image): the frame sequence every host uses
-(host/frame.py).
+scene description (docs/scene-import.md) or ``demo``; ``--shader``/``--constants``/``--uniforms``
+shade its hits with an R500 program on the board's R500 stage, as for ``sim.render`` (a .frag
+that does not compile: its ``file:line:column: problem``, exit status 2). Loads the scene
+(refusing one the board cannot hold exactly: ``GpuConfig.check_fits`` of the board's preset),
+starts the frame, polls STATUS, reads the converted 8-bit pixels back and writes a PNG
+(sim.image): the frame sequence every host uses (host/frame.py).
 The serial port is a ``Transport`` (``write(bytes)``, ``read(n, timeout) -> bytes``); tests and
 ``--simulated`` plug in a simulated UART instead of pyserial (boards/sim_uart.py): with
 ``--simulated`` the board top is compiled (sim/fast) and runs behind a line that damages bytes
@@ -34,8 +35,9 @@ from sim.image import words_to_rgb
 from hdl.gpu.address_map import FRAME_ENDED, Reg, register_address
 from host.errors import FrameError
 from host.frame import render_frame_blocking
+from sim.errors import source_errors
 from sim.scene import SceneError
-from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
+from sim.scene_loader import SCENE_ARGUMENT_HELP, add_shader_arguments, scene_from_arguments
 
 __all__ = ["LinkError", "LinkTiming", "SerialTransport", "HostLinkClient", "render_on_board",
            "main", "ATTEMPTS", "READ_BYTES"]
@@ -411,9 +413,7 @@ def main(argv=None):
     parser.add_argument("--config", default=None, choices=PRESET_NAMES,
                         help="the preset the board's bitstream was built with (default "
                              "'ulx3s', with --shader 'ulx3s-r500')")
-    parser.add_argument("--shader", help="shade the hits with this R500 program, as for "
-                                         "python -m sim.render")
-    parser.add_argument("--constants", help="the R500 program's constants, as for sim.render")
+    add_shader_arguments(parser)
     args = parser.parse_args(argv)
 
     from sim.image import write_image
@@ -421,7 +421,7 @@ def main(argv=None):
         if not args.simulated and not args.port:
             raise ValueError("give --port (a board) or --simulated")
         rate = _fault_rate(args.fault_rate)
-        scene = load_any_scene(args.scene, args.shader, args.constants)
+        scene = scene_from_arguments(args)
         name = args.config or ("ulx3s-r500" if scene.shader else "ulx3s")
         config = preset(name)
         config.check_fits(scene)
@@ -440,6 +440,9 @@ def main(argv=None):
         rgb, info = render_on_board(client, scene, config, timeout=args.timeout,
                                     log=lambda text: print(text, file=sys.stderr))
         write_image(args.out, rgb)
+    except source_errors() as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)
     except (SceneError, SceneDoesNotFit, ValueError) as e:
         sys.exit(f"error: {e}")
     except LinkError as e:

@@ -8,7 +8,8 @@ cores there are, how big the memories are and how the shared stores are built. T
   four on the ULX3S-85F.
 * ``default``: the GPU the simulators build unless told otherwise: the board's units (a divider
   per pair of cores, the serial square root, CROSS in two passes, simple ops in two cycles) with
-  forwarding into the ALU, 32-bit texture and output memories and room for large scenes.
+  forwarding into the ALU, 32-bit texture and output memories and room for large scenes, and
+  an R500 stage of two contexts (enough for its one core; quick to compile and to simulate).
 * ``ulx3s``: the ULX3S-85F board build (``python -m hdl.build --board ulx3s-85f``): four cores,
   no forwarding into the ALU, 8-bit texture and output stores, slotted store ports, the user
   code in LUT RAM, memories sized for the board's scene class: a scene must fit them
@@ -248,7 +249,9 @@ PRESETS = {
     "full": GpuConfig(core=CoreConfig(divider=DividerSharing.LANES, serial_sqrt=False,
                                       cross_passes=1, simple_latency=1, alu_forwarding=True),
                       cores=8),
-    "default": GpuConfig(),
+    # the R500 stage of two contexts: one core delivers a quad every thousand cycles and more,
+    # and two contexts keep up with it (docs/r500-core.md, "Configuration"); `full` has ten
+    "default": GpuConfig(r500=R500Config(contexts=2)),
     # the board's scene class: example3's 118 triangles, a 256 x 256 texture, a 200 x 200 image
     # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
     "ulx3s": GpuConfig(cores=4, r500=None, **_BOARD),

@@ -24,15 +24,18 @@ from sim.r500.shader_config import SHADER_DIR, load_shading
 from sim.scene import Scene
 
 __all__ = ["demo_scene", "demo_lit_scene", "q", "CAMERA", "WINDOW_MIN", "WINDOW_MAX", "LIGHT",
-           "LIT_CONSTANTS"]
+           "LIT_CONSTANTS", "LIT_PROGRAM", "LIT_UNIFORMS"]
 
 CAMERA = (0.0, 3.0, 10.0)
 WINDOW_MIN = (-4.0, -4.0)
 WINDOW_MAX = (4.0, 4.0)
 FLOOR_Y = -2.0
-LIGHT = (-0.45, 0.8, 0.55)         # towards the light: the baked brightness, and lit.asm's c0
+LIGHT = (-0.45, 0.8, 0.55)         # towards the light: the baked brightness, lit's lightDirection
 BRIGHTNESS = (1.0, 0.78, 0.58, 0.42)
-#: lit.asm's constants for demo-lit, in firmware/r500_shaders (its c0 is LIGHT)
+#: demo-lit's program and its uniforms, in firmware/r500_shaders (lightDirection is LIGHT)
+LIT_PROGRAM = "lit.frag"
+LIT_UNIFORMS = "lit-demo-uniforms.toml"
+#: the same values as lit.asm's constants (its c0 is LIGHT)
 LIT_CONSTANTS = "lit-demo.toml"
 
 
@@ -221,6 +224,7 @@ def demo_scene(size=128, bands=4, texture_size=128, baked_lighting=True):
 
 def demo_lit_scene(**kwargs):
     """``demo-lit``: the demo scene (``kwargs`` as ``demo_scene``'s) without baked lighting,
-    lit by the R500 program firmware/r500_shaders/lit.asm with the constants of LIT_CONSTANTS."""
-    return dataclasses.replace(demo_scene(baked_lighting=False, **kwargs), name="demo-lit",
-                               shader=load_shading("lit", SHADER_DIR / LIT_CONSTANTS))
+    lit by the GLSL program firmware/r500_shaders/lit.frag with the uniforms of LIT_UNIFORMS."""
+    return dataclasses.replace(
+        demo_scene(baked_lighting=False, **kwargs), name="demo-lit",
+        shader=load_shading(LIT_PROGRAM, uniforms=SHADER_DIR / LIT_UNIFORMS))

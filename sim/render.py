@@ -4,8 +4,9 @@ SCENE is a theia-2010 scene directory, a .toml/.json scene description or ``demo
 built-in demo scene (``sim.scene_loader.load_any_scene``). The image is written as PPM in the
 reference layout (first row = y 0) or as PNG the right way up.
 
-``--shader PROG [--constants FILE]`` shades the hits with an R500 fragment program in place of
-THEIA's PIXELSHADER (docs/r500-shading.md), on the model or on the GPU's R500 stage.
+``--shader PROG [--constants FILE | --uniforms FILE]`` shades the hits with an R500 fragment
+program (assembly, or GLSL compiled on the spot) in place of THEIA's PIXELSHADER
+(docs/r500-shading.md), on the model or on the GPU's R500 stage.
 """
 
 import argparse
@@ -15,7 +16,7 @@ import time
 
 from hdl.config import PRESET_NAMES
 from sim.errors import cli_errors
-from sim.scene_loader import SCENE_ARGUMENT_HELP, load_any_scene
+from sim.scene_loader import SCENE_ARGUMENT_HELP, add_shader_arguments, scene_from_arguments
 
 
 RTL_BACKENDS = ("fast", "verilator", "cxxrtl", "pysim")
@@ -141,13 +142,7 @@ def main(argv=None):
     parser.add_argument("--no-binning", dest="binning", action="store_false",
                         help="every pixel tests every triangle (default: only its bin's, "
                              "docs/binning.md; the same image)")
-    parser.add_argument("--shader",
-                        help="shade the hits with this R500 program in place of PIXELSHADER: "
-                             "a .asm/.inc/.hex/.bin file or one of ours by name (passthrough, "
-                             "lit, discard in firmware/r500_shaders)")
-    parser.add_argument("--constants",
-                        help="the R500 program's constants: a .json or .toml file of index = "
-                             "[r, g, b, a] (numbers or \"0x...\" bit patterns)")
+    add_shader_arguments(parser)
     args = parser.parse_args(argv)
     with cli_errors("sim.render"):
         if args.cores is not None and args.cores < 1:
@@ -160,7 +155,7 @@ def main(argv=None):
         if args.vcd and not (args.engine == "rtl" and args.backend == "pysim"):
             raise SystemExit("sim.render: --vcd needs --engine rtl --backend pysim")
         from sim.image import output_to_rgb, write_image
-        scene = load_any_scene(args.scene, args.shader, args.constants)
+        scene = scene_from_arguments(args)
         progress = None
         if args.engine == "rtl" and not args.quiet:
             progress = ProgressBar(scene.width * scene.height)

@@ -142,7 +142,11 @@ class FpAdd(BinaryFpUnit):
         # zeros, exponent) with no compare after the count (zero-padded at the bottom to 32
         # bits, a power of two for the tree)
         total = s2["total"]
-        _, norm_shift = leading_zero_count(Cat(Const(0, 32 - SUM_BITS), total | s2["limit"]))
+        # (a signal: each of the shifter's steps reads one of its bits, and an expression would
+        # be built again for every one of them, a tree of ~14,000 cells in place of ~500)
+        norm_shift = Signal(5)
+        m.d.comb += norm_shift.eq(
+            leading_zero_count(Cat(Const(0, 32 - SUM_BITS), total | s2["limit"]))[1])
         cancelled = total == 0                       # x - x is +0
         s3 = register_stage(m, 3, {
             "valid": s2["valid"], "special": s2["special"] | cancelled,

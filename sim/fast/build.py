@@ -65,8 +65,14 @@ BACKENDS = ("verilator", "cxxrtl")
 DEFAULT_BACKEND = "verilator"
 HARNESS = Path(__file__).with_name("harness.cc")
 
-VERILATOR_FLAGS = ["-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert",
+# (--x-initial 0: a memory without initial contents starts as zeros, as the hardware's block
+# RAMs do; the export leaves zero contents out, see _convert_tolerating_cycles)
+VERILATOR_FLAGS = ["-O3", "--x-assign", "fast", "--x-initial", "0", "--noassert",
                    "-Wno-fatal", "-Wno-lint", "-Wno-style"]
+#: the Yosys passes from RTLIL to Verilog (amaranth.back.verilog's)
+EXPORT_PASSES = "proc -nomux -norom\nmemory_collect\nwrite_verilog -norename\n"
+#: what the RTLIL export leaves out (part of every key: a change to it changes the model)
+EXPORT_RULES = "memories' all-zero initial contents omitted"
 CXX_FLAGS = ["-O2", "-fPIC"]
 #: make variables of verilated.mk (its defaults come after -CFLAGS on the command line, so
 #: they, not CXX_FLAGS, decide): the per-cycle ("fast") C++ files at -O2 instead of -Os; the
@@ -349,14 +355,12 @@ def export_verilog(top, log=print):
     ir_ports = {p.name: (v, _ir.PortDirection.Input if p.direction == "in"
                          else _ir.PortDirection.Output) for p, v in pairs}
     rtlil_text = _convert_tolerating_cycles(top, ir_ports, log)
-    key = _hash(rtlil_text, _yosys_version())
+    key = _hash(rtlil_text, _yosys_version(), EXPORT_PASSES)
     path = cache_dir() / "verilog" / f"{key}.v"
     if path.exists():
         return path.read_text(), ports
     path.parent.mkdir(parents=True, exist_ok=True)
-    # the same passes as amaranth.back.verilog
-    script = "read_rtlil <<rtlil\n" + rtlil_text + "\nrtlil\nproc -nomux -norom\nmemory_collect\n" \
-             "write_verilog -norename\n"
+    script = "read_rtlil <<rtlil\n" + rtlil_text + "\nrtlil\n" + EXPORT_PASSES
     start = time.monotonic()
     result = subprocess.run(_yosys() + ["-q", "-"], input=script, capture_output=True, text=True)
     if result.returncode != 0:
@@ -374,9 +378,19 @@ def _convert_tolerating_cycles(top, ir_ports, log):
     loops per cell, so a loop that is never active (a condition on the path is false whenever
     the rest of it is live) is reported too, and Verilator and CXXRTL evaluate such a loop to
     its fixed point. (A top can be elaborated only once, hence the check is wrapped rather than
-    the conversion retried.)"""
+    the conversion retried.)
+
+    A memory whose initial contents are all zeros gets none (``EXPORT_RULES``): both backends
+    start such a memory as zeros (Verilator by ``--x-initial 0``, CXXRTL always), and the
+    contents of the GPU's large memories were most of the RTLIL, of Yosys's time and of the
+    C++ compiled once per model, one bit at a time."""
     from amaranth.hdl import _nir
     check = _nir.Netlist.check_comb_cycles
+    emit_memory = rtlil.ModuleEmitter.emit_memory
+
+    def emit_nonzero_memory(emitter, cell_idx, cell):
+        if any(cell.init):
+            emit_memory(emitter, cell_idx, cell)
 
     def warn_on_cycles(netlist):
         try:
@@ -387,10 +401,12 @@ def _convert_tolerating_cycles(top, ir_ports, log):
                 f"{' <- '.join(path)}); exporting it anyway")
 
     _nir.Netlist.check_comb_cycles = warn_on_cycles
+    rtlil.ModuleEmitter.emit_memory = emit_nonzero_memory
     try:
         return rtlil.convert(top, name="top", ports=ir_ports, emit_src=False)
     finally:
         _nir.Netlist.check_comb_cycles = check
+        rtlil.ModuleEmitter.emit_memory = emit_memory
 
 
 def verilator_name(name):
@@ -551,7 +567,7 @@ def design_key(design, backend=DEFAULT_BACKEND):
     if text is None:
         return None
     return _hash(text, HARNESS.read_text(), backend, " ".join(_flags(backend)),
-                 _tool_version(backend), _yosys_version())
+                 _tool_version(backend), _yosys_version(), EXPORT_PASSES, EXPORT_RULES)
 
 
 def _design_index(backend, key):

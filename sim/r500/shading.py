@@ -35,7 +35,8 @@ class R500Shading:
     [r, g, b, a] binary32 words}, ``bools`` the 32 static booleans, ``int_consts`` {index 0-31:
     KR | KG << 8 | KB << 16}, ``samplers`` {TEX_ID: sim.r500.tex.Sampler} over the scene's
     texture memory, and the instruction limit per quad. ``source`` names the program in
-    messages."""
+    messages; ``interface`` is a GLSL program's (``firmware.glsl``: which constants its
+    uniforms take), None for assembly."""
     program: list
     end: int = None
     start: int = 0
@@ -45,6 +46,7 @@ class R500Shading:
     samplers: dict = field(default_factory=dict)
     max_instructions: int = DEFAULT_MAX_INSTRUCTIONS
     source: str = "R500 program"
+    interface: dict = None
 
     @property
     def instructions(self):

@@ -25,8 +25,8 @@ from sim.shader_test.engines import (LANE_OFFSETS, POSITION_TEMP, DrawState, Eng
                                      QuadJob)
 from sim.shader_test.errors import Failure, Skip
 from sim.shader_test.parse import read_shader_test
-from sim.shader_test.shaders import (FIXED_FUNCTION, check_fragment_shader, strip_comments,
-                                     vertex_transform)
+from sim.shader_test.shaders import (FIXED_FUNCTION, check_fragment_shader,
+                                     link_uniform_initializers, strip_comments, vertex_transform)
 from sim.shader_test.textures import Textures
 from sim.shader_test.uniforms import Uniforms
 from sim.shader_test.window import (DEFAULT_TOLERANCE, Projection, covered_pixels,
@@ -282,6 +282,7 @@ def run_test(path, engine, compiler=None, max_instructions=DEFAULT_MAX_INSTRUCTI
         test = read_shader_test(path)
         transform = vertex_transform(test.vertex)
         check_fragment_shader(test.fragment)
+        test.fragment = link_uniform_initializers(test.vertex, test.fragment)
         commands = parse_commands(test.path, test.commands, test.window)
         run = _Run(test, transform, commands, engine, compiler, max_instructions)
         return run.outcome()

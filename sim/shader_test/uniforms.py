@@ -5,7 +5,10 @@ Every scalar component is a binary32 word in one channel of one constant: the in
 ``[constant, channel]`` pairs, in GLSL order (null for a component the program does not read;
 a matrix column-major, as piglit passes it to ``glUniformMatrix*fv`` untransposed). A float
 is the nearest binary32 (a ``0x`` word is that bit pattern), an int a float, a bool 1.0 or
-0.0. A sampler uniform (``uniform int tex 1``) names the texture unit its sampler reads.
+0.0. The values are read as piglit's runner reads them, one strtod (strtol) after another:
+a word with something after its number (``1.5,``) stops the reading there, and the
+components not read yet are 0 (``uniform vec4 v 0.5 1.5, 2.0`` sets (0.5, 1.5, 0, 0)); a
+first value that is no number at all is an error. A sampler uniform (``uniform int tex 1``) names the texture unit its sampler reads.
 Several elements of an array may be set at once (``uniform vec4 a[1] …`` with two vec4s sets
 ``a[1]`` and ``a[2]``).
 
@@ -34,6 +37,12 @@ UNIFORM_TYPES = {"float": ("float", 1), "int": ("int", 1), "bool": ("bool", 1), 
 _NEWER = re.compile(r"^(u?int(8|16|64)?_t|uint|u?(i|u|d|i64|u64|i8|u8|i16|u16)vec\d|dmat\w*|"
                     r"double|int64_t|uint64_t|float16_t|f16vec\d)$")
 _INDEX = re.compile(r"^(.*)\[(\d+)\]$")
+#: the number at the start of a value word, as strtod (float) or strtol base 0 (int) reads it
+_PREFIX = {
+    "float": re.compile(r"[+-]?(0[xX][0-9a-fA-F]+(\.[0-9a-fA-F]*)?([pP][+-]?\d+)?|"
+                        r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf(inity)?|nan)", re.I),
+    "int": re.compile(r"[+-]?(0[xX][0-9a-fA-F]+|\d+)"),
+}
 
 
 def constant_word(value):
@@ -55,6 +64,28 @@ def _component(kind, word):
     if kind == "bool":
         number = 1 if number else 0
     return fp32.from_float(float(number))
+
+
+def _read_words(kind, words, size):
+    """The words of ``words`` as piglit's strtod/strtol loop reads them: each word's leading
+    number; a word with more after it ends the reading, and the components left of the last
+    element read 0."""
+    read = []
+    for word in words:
+        if kind == "bool" and word.lower() in ("true", "false"):
+            read.append(word)
+            continue
+        match = _PREFIX["float" if kind == "float" else "int"].match(word)
+        if match is None:
+            if not read:
+                raise ValueError(f"{word!r} is not a number")
+            break
+        read.append(match.group(0))
+        if match.end() < len(word):
+            break
+    else:
+        return read
+    return read + ["0"] * (-len(read) % size)
 
 
 def _element_names(name, count, known):
@@ -86,12 +117,12 @@ class Uniforms:
     def set(self, command):
         """Apply a UniformSet command."""
         kind, size = self._type(command)
-        if not command.values or len(command.values) % size:
-            raise ShaderTestError(self.path, command.line,
-                                  f"uniform {command.type} {command.name} needs a multiple of "
-                                  f"{size} values, got {len(command.values)}")
         try:
-            words = [_component(kind, w) for w in command.values]
+            values = _read_words(kind, command.values, size)
+            if not values or len(values) % size:
+                raise ValueError(f"uniform {command.type} {command.name} needs a multiple of "
+                                 f"{size} values, got {len(values)}")
+            words = [_component(kind, w) for w in values]
         except ValueError as error:
             raise ShaderTestError(self.path, command.line, error) from None
         count = len(words) // size

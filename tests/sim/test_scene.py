@@ -333,11 +333,11 @@ def test_float_caster_matches_reference_silhouettes(scenes, scenes_dir, name, ba
 
 def test_demo_lit_is_the_demo_with_an_r500_program():
     """``demo-lit``: the demo's geometry, every face on its brightest tiles (no baked
-    lighting), shaded by lit.asm; the plain demo carries no program."""
+    lighting), shaded by lit.frag; the plain demo carries no program."""
     from sim.scene_loader import load_any_scene
     lit, plain = load_any_scene("demo-lit"), load_any_scene("demo")
     assert plain.shader is None
-    assert lit.name == "demo-lit" and lit.shader.source.endswith("r500_shaders/lit.asm")
+    assert lit.name == "demo-lit" and lit.shader.source.endswith("r500_shaders/lit.frag")
     assert sorted(lit.shader.constants) == [0, 1, 2, 3]
     positions = [[tri[i] for i in (0, 2, 4)] for tri in lit.triangles]
     assert positions == [[tri[i] for i in (0, 2, 4)] for tri in plain.triangles]

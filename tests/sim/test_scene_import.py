@@ -394,10 +394,13 @@ def test_shader_program_errors_are_one_line(tmp_path):
 
 
 def test_example_with_a_shader_section():
-    """examples/cube/cube-lit.toml: cube.toml's scene, lit by lit.asm."""
+    """examples/cube/cube-lit.toml: cube.toml's scene, lit by lit.frag with its uniforms by
+    name."""
     lit = import_scene(EXAMPLE.with_name("cube-lit.toml"), resolution=(8, 8))
     plain = import_scene(EXAMPLE, resolution=(8, 8))
-    assert lit.shader.source.endswith("firmware/r500_shaders/lit.asm")
+    assert lit.shader.source.endswith("firmware/r500_shaders/lit.frag")
+    shininess = lit.shader.interface["uniforms"]["shininess"]
+    assert [lit.shader.constants[i][c] for i, c in shininess] == [0x41800000]     # 16.0
     assert sorted(lit.shader.constants) == [0, 1, 2, 3]
     assert dataclasses.replace(lit, shader=None, name="cube") == plain
     assert not np.array_equal(render(lit), render(plain))

@@ -9,9 +9,9 @@ from sim.shader_test.commands import (ClearColor, DrawRect, LinkCheck, Ortho, Pr
                                       TexParameter, TextureImage, Tolerance, UniformSet,
                                       parse_commands, parse_float, parse_int)
 from sim.shader_test.errors import ShaderTestError, Skip
-from sim.shader_test.parse import read_shader_test
+from sim.shader_test.parse import Source, read_shader_test
 from sim.shader_test.shaders import (FIXED_FUNCTION, IDENTITY, check_fragment_shader,
-                                     vertex_transform)
+                                     link_uniform_initializers, vertex_transform)
 from tests.sim.shader_test.helpers import run, shader_test, write_test
 
 WINDOW = (250, 250)
@@ -114,6 +114,13 @@ class _Source:
     ("void main(void) { gl_Position = ftransform(); }", FIXED_FUNCTION),
     ("void main() { /* x */ gl_Position = gl_ProjectionMatrix * gl_ModelViewMatrix * "
      "gl_Vertex; }", FIXED_FUNCTION),
+    ("void main() { gl_Position = vec4(gl_Vertex.xy, 0.0, 1.0); }", IDENTITY),
+    ("attribute vec4 p; void main() { gl_Position = vec4(p.xyz, 1); }", IDENTITY),
+    # declarations, and varyings written (piglit's variable-indexing tests)
+    ("uniform int index;\nuniform mat2 m[3];\nvarying vec4 color;\nvoid main()\n{\n"
+     "    gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n}\n", FIXED_FUNCTION),
+    ("varying float x, y[2]; void main() { x = 1.0; gl_Position = gl_Vertex; y[1] = x; "
+     "gl_TexCoord[0] = gl_MultiTexCoord0; }", IDENTITY),
 ])
 def test_vertex_shaders_that_only_set_the_position(text, transform):
     assert vertex_transform(_Source(text)) == transform
@@ -122,11 +129,18 @@ def test_vertex_shaders_that_only_set_the_position(text, transform):
 
 
 @pytest.mark.parametrize("text, reason", [
-    ("varying float x; void main() { gl_Position = gl_Vertex; x = 1.0; }",
-     "the vertex shader writes the varying 'x' (nothing is interpolated here)"),
     ("void main() { gl_Position = gl_Vertex * 2.0; }",
      "the vertex shader does more than set gl_Position to the vertex"),
-    ("void main() { gl_Position = gl_Vertex; gl_FrontColor = gl_Color; }",
+    ("void main() { gl_Position = vec4(gl_Vertex.xy, 0.5, 1.0); }",
+     "the vertex shader does more than set gl_Position to the vertex"),
+    ("void main() { gl_Position = gl_Vertex; vec4 c = gl_Color; }",
+     "the vertex shader does more than set gl_Position to the vertex"),
+    # piglit's fragcoord_w
+    ("void main() { gl_Position = gl_Vertex; gl_Position.w = 2.0; }",
+     "the vertex shader does more than set gl_Position to the vertex"),
+    ("float f() { return 1.0; } void main() { gl_Position = gl_Vertex; }",
+     "the vertex shader does more than set gl_Position to the vertex"),
+    ("varying float x; void main() { gl_Position = gl_Vertex; z = 1.0; }",
      "the vertex shader does more than set gl_Position to the vertex"),
 ])
 def test_other_vertex_shaders_skip(text, reason):
@@ -137,6 +151,8 @@ def test_other_vertex_shaders_skip(text, reason):
 @pytest.mark.parametrize("text, reason", [
     ("varying vec2 texcoord; void main() { gl_FragColor = vec4(texcoord, 0, 1); }",
      "reads the varying 'texcoord'"),
+    ("varying vec2 a, b; void main() { gl_FragColor = vec4(b, 0, 1); }",
+     "reads the varying 'b'"),
     ("void main() { gl_FragColor = gl_Color; }", "reads the varying gl_Color"),
     ("void main() { gl_FragColor = gl_TexCoord[0]; }", "reads the varying gl_TexCoord"),
     ("void main() { gl_FragColor = gl_ModelViewMatrix[0]; }",
@@ -150,6 +166,20 @@ def test_fragment_shaders_reading_what_the_gpu_lacks_skip(text, reason):
         check_fragment_shader(_Source(text))
     check_fragment_shader(_Source("// varying vec2 t;\nvoid main() { gl_FragColor = "
                                   "gl_FragCoord; }"))
+    # declared, never read (piglit's variable-indexing tests)
+    check_fragment_shader(_Source("uniform int index;\nvarying vec4 color, c2[2];\nvoid main()"
+                                  " { gl_FragColor = vec4(index); }"))
+
+
+def test_the_vertex_shaders_uniform_initializers_reach_the_fragment_shader():
+    vertex = Source("uniform vec2 k = vec2(1.0,\n 2.0); uniform float f = 3.0; uniform int n;\n"
+                    "void main() { gl_Position = gl_Vertex; }", "v", 1)
+    fragment = Source("uniform vec2 k;\nuniform float f = 4.0;\nuniform int n;\n", "t", 7)
+    linked = link_uniform_initializers(vertex, fragment)
+    assert linked.text == ("uniform vec2 k = vec2(1.0, 2.0);\nuniform float f = 4.0;\n"
+                           "uniform int n;\n")
+    assert (linked.path, linked.first_line) == ("t", 7)
+    assert link_uniform_initializers("passthrough", fragment) is fragment
 
 
 def test_every_command():

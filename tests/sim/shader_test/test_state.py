@@ -124,6 +124,18 @@ def test_values_land_in_their_slots():
     assert snapshot[9] == (1, 2, 3, 4)          # the compiler's own constants stay
 
 
+def test_values_are_read_as_piglits_strtod_loop_reads_them():
+    """piglit's tests/shaders/glsl-fs-mod writes ``uniform vec4 arg0 0.5 -1.5 1.5, 0.0``:
+    strtod stops at the comma and the components not read are 0."""
+    u = uniforms(uniforms={**SLOTS, "v4": [[1, k] for k in range(4)]})
+    assert setu(u, "vec4", "v4", 0.5, -1.5, "1.5,", 0.0)[1] == (f(0.5), f(-1.5), f(1.5), 0)
+    assert setu(u, "vec4", "v4", "2,", 3, 4, 5)[1] == (f(2), 0, 0, 0)
+    assert setu(u, "int", "i", "12x")[0][1] == f(12)
+    assert setu(u, "float", "f", "1e3,")[0][0] == f(1000)
+    with pytest.raises(ShaderTestError, match="',' is not a number"):
+        setu(u, "vec4", "v4", ",", 1, 2, 3)
+
+
 def test_arrays_element_by_element_or_several_at_once():
     u = uniforms()
     assert setu(u, "float", "a[1]", 5)[6] == (0, f(5), 0, 0)
