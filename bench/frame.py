@@ -1,16 +1,18 @@
 """One frame on the RTL GPU (fast backend): cycles, ray/triangle tests and frames per second.
 
     python -m bench.frame --scene SCENE [--config PRESET] [--cores N] [--no-binning]
-                          [--set FIELD=VALUE ...] [--check] [--json FILE]
-                          [--shader PROG [--uniforms FILE | --constants FILE]]
+                          [--set FIELD=VALUE ...] [--report DIR/report.json] [--check]
+                          [--json FILE] [--shader PROG [--uniforms FILE | --constants FILE]]
 
 SCENE and the shader arguments as ``python -m sim.render`` takes them (a theia-2010 directory,
 a .toml/.json scene, ``demo``, ``demo-lit``; the preset is ``ulx3s``, or ``ulx3s-r500`` for a
 scene with an R500 program). Prints one JSON object: ``cycles`` (the GPU's frame counter),
-``tests`` (MAINs run), ``cycles_per_test``, ``fmax_mhz`` (the preset's measured Fmax, ``FMAX_MHZ``; null for a
-preset no board build has measured), ``fps`` (frames per second at that clock) and
-``binning`` (the frame was binned, docs/binning.md), with the scene, preset, cores, pixels
-and ``wall_s`` (the bins, the load, the frame and the read-back). A preset with its memories
+``tests`` (MAINs run), ``cycles_per_test``, ``fmax_mhz`` (the Fmax of the preset's latest
+routed board build at this core count, from bench/measured_builds.json, or of the build whose
+``--report`` is given; null when there is none), ``clock_mhz`` (the board's clock, when that
+build meets it), ``fps`` (frames per second at that clock) and ``binning`` (the frame was
+binned, docs/binning.md), with the scene, preset, cores, pixels and ``wall_s`` (the bins, the
+load, the frame and the read-back). A preset with its memories
 in SDRAM (the board presets) runs with the SDRAM chip model and the display: the second of two
 frames is measured, rendered while the display shows the first (``cache_fills``,
 ``line_writes``: the texture cache's line fills and the frame writer's line writes over both). ``--check``: the frame must
@@ -26,17 +28,30 @@ import sys
 import time
 from pathlib import Path
 
+from bench.measured_builds import board_build
 from hdl.config import PRESET_NAMES, preset
 from sim.errors import cli_errors
 from sim.scene_loader import SCENE_ARGUMENT_HELP, add_shader_arguments, scene_from_arguments
 
-#: measured Fmax per preset (MHz): the board build of docs/fpga.md's table (dc2370a, seed 1)
-FMAX_MHZ = {"ulx3s": 79.59, "ulx3s-r500": 44.81}
+
+def board_clock(config, report=None):
+    """(Fmax, the board's clock if met) in MHz of the board build of ``config``: the one of
+    ``report`` (a board build's report.json, as a dict) if given, else the latest routed one
+    bench/measured_builds.json holds for its preset and core count; (None, None) if none."""
+    if report is not None:
+        fmax, clock = report["fmax_mhz"], report["target_mhz"]
+    else:
+        build = board_build(config_name(config), config.cores)
+        if build is None:
+            return None, None
+        fmax, clock = build["fmax_mhz"], build["clock_mhz"]
+    return fmax, (clock if fmax is not None and fmax >= clock else None)
 
 
-def frame_figures(scene, config, binning=True, check=False, reference=None):
+def frame_figures(scene, config, binning=True, check=False, reference=None, report=None):
     """Render ``scene`` on ``config``'s GPU (fast backend); the JSON figures (``check``: and
-    the comparisons with the model and the ``reference`` image, a path or None)."""
+    the comparisons with the model and the ``reference`` image, a path or None; ``report``:
+    the board build to take the clock from, ``board_clock``)."""
     from firmware.rom import default_rom
     from sim.fast import render_gpu_fast
     started = time.monotonic()
@@ -45,13 +60,13 @@ def frame_figures(scene, config, binning=True, check=False, reference=None):
     frames = 2 if config.memory is not None else 1
     output, stats = render_gpu_fast(scene, default_rom(), config, binning=binning,
                                     frames=frames)
-    fmax = FMAX_MHZ.get(config_name(config))
+    fmax, clock = board_clock(config, report)
     figures = {
         "scene": scene.name, "cores": config.cores, "pixels": stats["pixels"],
         "cycles": stats["cycles"], "tests": stats["tests"],
         "cycles_per_test": round(stats["cycles"] / stats["tests"], 2) if stats["tests"] else None,
-        "fmax_mhz": fmax,
-        "fps": round(fmax * 1e6 / stats["cycles"], 2) if fmax else None,
+        "fmax_mhz": fmax, "clock_mhz": clock,
+        "fps": round(clock * 1e6 / stats["cycles"], 2) if clock else None,
         "binning": stats["binning"],
         "wall_s": round(time.monotonic() - started, 1),
     }
@@ -119,6 +134,9 @@ def main(argv=None):
                         help="every pixel tests every triangle")
     parser.add_argument("--set", type=_setting, action="append", default=[],
                         metavar="FIELD=VALUE", help="change a field of the preset")
+    parser.add_argument("--report", metavar="DIR/report.json",
+                        help="the board build to take Fmax and the clock from (default: the "
+                             "preset's latest in bench/measured_builds.json)")
     parser.add_argument("--check", action="store_true",
                         help="compare the frame with the model's (and Reference.ppm)")
     parser.add_argument("--json", help="also write the JSON to this file")
@@ -128,11 +146,13 @@ def main(argv=None):
         scene = scene_from_arguments(args)
         name = args.config or ("ulx3s-r500" if scene.shader else "ulx3s")
         config = preset(name, **({"cores": args.cores} if args.cores else {}), **dict(args.set))
+        report = json.loads(Path(args.report).read_text()) if args.report else None
         reference = Path(args.scene) / "Reference.ppm"
         figures = {"config": name, **({"set": {k: getattr(v, "value", v)
                                                for k, v in args.set}} if args.set else {}),
                    **frame_figures(scene, config, args.binning,
-                                   args.check, reference if reference.is_file() else None)}
+                                   args.check, reference if reference.is_file() else None,
+                                   report)}
         text = json.dumps(figures, indent=2)
         print(text)
         if args.json:

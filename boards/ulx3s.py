@@ -49,11 +49,14 @@ __all__ = ["PllConfig", "ecp5_pll", "BoardLogic", "Ulx3sTop", "DEFAULT_BAUD", "D
            "PRESET_FREQ_MHZ", "preset_freq_mhz"]
 
 OSC_MHZ = 25.0
+#: the board's clock (MHz) a preset is built for, unless PRESET_FREQ_MHZ names another. Clock
+#: targets are configuration; what a build reached is a measurement, and lives in
+#: bench/measured_builds.json (docs/fpga.md, "Measured builds")
 DEFAULT_FREQ_MHZ = 75.0
 #: the clock (``--freq``) a preset's board build asks for when it cannot meet DEFAULT_FREQ_MHZ:
 #: for ``ulx3s-r500`` 42, which the PLL makes 41.67 MHz (3 Mbaud at 14 cycles a bit, 0.8 % slow),
-#: where that top routes at 44.81 MHz (docs/fpga.md, "The R500 stage on the board"). The board's
-#: clock, not the GPU's: the RTL is the same at any clock, so it stays out of ``GpuConfig``.
+#: the highest such clock its builds meet. The board's clock, not the GPU's: the RTL is the same
+#: at any clock, so it stays out of ``GpuConfig``.
 PRESET_FREQ_MHZ = {"ulx3s-r500": 42.0}
 DEFAULT_BAUD = 3_000_000
 

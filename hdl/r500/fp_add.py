@@ -16,8 +16,7 @@ Pipeline, LATENCY = 4 cycles, one new addition every cycle, never stalls:
    at the 2^-126 binade so the bits land on the 2^-149 grid where the model rounds them;
 4. round to nearest even, pack, overflow to infinity, flush below 2^-126, the special results.
 
-Yosys synth_ecp5 (standalone): 710 LUT4 + 75 CCU2C, 304 FF, no DSP; nextpnr out of context on
-the 85F, speed 6: 79-86 MHz depending on the seed (the path: stage 3's count and shift).
+Resources and Fmax out of context: docs/r500-rtl.md and docs/fpga.md, "Measured builds".
 
 ``o_valid`` is ``i_valid`` delayed by LATENCY cycles; datapath registers have no reset.
 """
