@@ -35,6 +35,10 @@ MAY_IMPORT = {
                 "hdl.lib", "hdl.isa", "hdl.config"),
     # the build command puts the board's top (boards/) and the firmware ROM into a bitstream
     "hdl.build": ("hdl", "boards", "firmware"),
+    # the build's tools: nextpnr run under the routing watchdog, which reads its log
+    "hdl.pnr": ("hdl.pnr", "hdl.route_watchdog", "hdl.nextpnr_log"),
+    "hdl.route_watchdog": ("hdl.route_watchdog", "hdl.nextpnr_log"),
+    "hdl.nextpnr_log": ("hdl.nextpnr_log",),
     "firmware": ("firmware", "hdl.isa"),
     "host": ("host", "hdl.isa") + TABLES,
     "sim": ("sim", "host", "hdl", "firmware"),

@@ -30,7 +30,7 @@ holds a request until it is taken). So the memories' arbiters see flip-flops, an
   control (hdl/gpu/frame_control.py), which says when the frame begins.
 """
 
-from amaranth import Cat, Module, Mux, Signal
+from amaranth import C, Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -371,9 +371,9 @@ class HostPort(wiring.Component):
         read_taken = self.is_read & host.ready
         answer_late = output_due[-1]            # an output read taken output_latency ago
         omem_data = Signal(32)
-        m.d.sync += [answer.eq(read_taken),
-                     output_due.eq(Cat(read_taken & self.output_hit & ~memory,
-                                       output_due[:-1]))]
+        # (a Python bool: output reads of the memory system are answered by ``memory_resp``)
+        store_read = C(0, 1) if memory else read_taken & self.output_hit
+        m.d.sync += [answer.eq(read_taken), output_due.eq(Cat(store_read, output_due[:-1]))]
         if memory:
             pass                                # (words from ``memory_resp``)
         elif self.store_latency < SLOW_READ:
