@@ -65,6 +65,14 @@ struct Loc {
     int width;
 };
 
+// Moves up to max values from the front of ``values`` to ``out``; returns how many.
+static uint64_t take_front(std::vector<uint64_t> &values, uint64_t *out, uint64_t max) {
+    uint64_t n = values.size() < max ? values.size() : max;
+    std::copy(values.begin(), values.begin() + n, out);
+    values.erase(values.begin(), values.begin() + n);
+    return n;
+}
+
 static uint64_t loc_get64(const Loc &l) {
     if (l.width <= 8) return *(uint8_t *)l.ptr;
     if (l.width <= 16) return *(uint16_t *)l.ptr;
@@ -691,11 +699,7 @@ uint64_t theia_run_clock_monitor(void *h, int monitor, uint64_t max_cycles) {
     return k;
 }
 uint64_t theia_take_clock_monitor(void *h, int monitor, uint64_t *out, uint64_t max) {
-    ClockMonitor &cm = ((Sim *)h)->clock_monitors.at(monitor);
-    uint64_t n = cm.values.size() < max ? cm.values.size() : max;
-    std::copy(cm.values.begin(), cm.values.begin() + n, out);
-    cm.values.erase(cm.values.begin(), cm.values.begin() + n);
-    return n;
+    return take_front(((Sim *)h)->clock_monitors.at(monitor).values, out, max);
 }
 
 void theia_step(void *h, uint64_t n) {
@@ -969,11 +973,7 @@ void theia_stream_expect(void *h, int sink, uint64_t count) {
     ((Sim *)h)->sinks.at(sink).expected = count;
 }
 uint64_t theia_stream_take(void *h, int sink, uint64_t *out, uint64_t max) {
-    StreamSink &q = ((Sim *)h)->sinks.at(sink);
-    uint64_t n = q.taken.size() < max ? q.taken.size() : max;
-    std::copy(q.taken.begin(), q.taken.begin() + n, out);
-    q.taken.erase(q.taken.begin(), q.taken.begin() + n);
-    return n;
+    return take_front(((Sim *)h)->sinks.at(sink).taken, out, max);
 }
 // Step until every source has sent everything and every sink has taken what it expects, the
 // pin model stops the run, or max_cycles; returns the cycles run.
