@@ -16,7 +16,6 @@ import argparse
 import dataclasses
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -56,17 +55,13 @@ def cell_counts(report_text):
 
 
 def synthesise(config, out_dir, freq_mhz=75):
-    """Yosys' half of the board build (hdl.build's script up to nextpnr) of the top with
+    """Yosys' half of the board build (hdl.build's synthesis, no floorplan) of the top with
     ``config``; returns the cell counts."""
     build._set_tool_env()
     out_dir.mkdir(parents=True, exist_ok=True)
     top = Ulx3sTop(config=config, freq_mhz=freq_mhz, baud=DEFAULT_BAUD)
     plan = build._platform("ulx3s-85f").prepare(top, name="top", **build.SYNTH_OVERRIDES)
-    plan.extract(str(out_dir))
-    script = (out_dir / f"{plan.script}.sh").read_text().splitlines()
-    nextpnr = next(i for i, line in enumerate(script) if line.startswith('"$NEXTPNR_ECP5"'))
-    (out_dir / "synth.sh").write_text("\n".join(script[:nextpnr]) + "\n")
-    subprocess.check_call(["sh", "synth.sh"], cwd=out_dir)
+    build._synthesise(plan, out_dir, floorplan=False)
     return cell_counts((out_dir / "top.rpt").read_text())
 
 
@@ -84,7 +79,7 @@ def main(argv=None):
         config = configured(args.config, args.cores, args.r500_temporaries,
                             args.r500_instructions, args.r500_contexts)
         counts = synthesise(config, args.out)
-    except (ValueError, build.BuildError, subprocess.CalledProcessError) as error:
+    except (ValueError, build.BuildError) as error:
         sys.exit(f"bench.synth_area: {error}")
     stage = config.r500
     print(json.dumps({
