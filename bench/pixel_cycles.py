@@ -4,7 +4,7 @@
                                  [--json FILE]
 
 Renders the demo at ``--size`` x ``--size`` pixels (or SCENE, as ``python -m sim.render``
-takes it; keep it small) on a one-core GPU of the preset in Amaranth's simulator, watching core
+takes it; keep it small) on a one-core GPU of the preset (its memories in block RAM) in Amaranth's simulator, watching core
 0 every cycle (``sim.gpu_pysim``'s observers): which state of the per-band sequence its control
 unit is in (``hdl.core.control_unit``: a routine's state lasts from its start to its RETURN)
 and which instruction it issues. Prints JSON: ``state_cycles`` (cycles per state over the
@@ -104,8 +104,10 @@ def main(argv=None):
         scene = load_any_scene(args.scene) if args.scene else demo_scene(size=args.size, bands=1)
         watch = CoreWatch()
         started = time.monotonic()
-        _, stats = render_gpu_pysim(scene, default_rom(), preset(args.config, cores=1),
-                                    observers=[watch])
+        # memory=None: the preset's core with its memories in block RAM, as Amaranth's
+        # simulator runs it (the core's routines do not change with where the memories are)
+        _, stats = render_gpu_pysim(scene, default_rom(),
+                                    preset(args.config, cores=1, memory=None), observers=[watch])
         pixels = stats["pixels"]
         states = watch.state_cycles()
         result = {
