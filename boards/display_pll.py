@@ -43,6 +43,11 @@ class DisplayPll:
     vco_mhz: float
     fin_mhz: float = OSC_MHZ
 
+    @property
+    def freq_mhz(self):
+        """The GPU's clock, as ``ecp5_pll``'s ``PllConfig`` names it."""
+        return self.sync_mhz
+
 
 def _feedback(fout_mhz, fin_mhz):
     """(CLKI_DIV, CLKFB_DIV) that make exactly ``fout_mhz`` from ``fin_mhz`` with the phase

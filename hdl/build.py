@@ -192,6 +192,12 @@ def _synthesise(plan, out_dir, floorplan):
     return nextpnr, ecppack, seconds
 
 
+def _pll_report(pll):
+    """The PLL's dividers and clocks (boards/ulx3s.py ``PllConfig``, or with a display
+    boards/display_pll.py ``DisplayPll``, which also makes the display's clocks)."""
+    return {name: value for name, value in dataclasses.asdict(pll).items() if name != "fin_mhz"}
+
+
 def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None,
                 placer=None, place_only=False, nextpnr_extra="", tmg_ripup=None, log=print,
                 config_name=None, timing_margin=None, watchdog=WatchdogLimits(),
@@ -214,7 +220,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     and router work for a margin; the report's verdict is against the PLL's clock. ``watchdog``: the routing watchdog's
     ``WatchdogLimits`` (hdl/route_watchdog.py; None: none, nextpnr routes until it ends);
     ``log`` gets the console's lines, a progress line every ``report_seconds``."""
-    from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, ecp5_pll
+    from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, board_clock_mhz
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
     if board not in BOARDS:
         raise BuildError(f"unknown board {board!r}; known: {', '.join(BOARDS)}")
@@ -226,7 +232,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     tools = default_tools(quadrants(config), r500=config.r500 is not None)
     if timing_margin is None:
         timing_margin = tools.timing_margin
-    pll_mhz = ecp5_pll(freq_mhz).freq_mhz
+    pll_mhz = board_clock_mhz(config, freq_mhz)
     constraint_mhz = round(pll_mhz * (1 + timing_margin), 3) if timing_margin else None
     top = Ulx3sTop(config=config, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD,
                    constraint_mhz=constraint_mhz)
@@ -294,8 +300,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
               "placed_fmax_mhz": result.placed_fmax_mhz,
               "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
               "bram": parsed["bram"], "board": board, "baud": top.baud,
-              "pll": {"clki_div": top.pll.clki_div, "clkfb_div": top.pll.clkfb_div,
-                      "clkop_div": top.pll.clkop_div, "vco_mhz": top.pll.vco_mhz},
+              "pll": _pll_report(top.pll),
               "utilisation": parsed["utilisation"], "clocks": parsed["clocks"],
               "critical_path": parsed["critical_path"],
               "build_seconds": round(time.monotonic() - started, 1), "steps_seconds": steps,
