@@ -36,7 +36,7 @@ from typing import NamedTuple
 from hdl.config import PRESET_NAMES, preset
 from hdl.lib import tools
 from hdl.lib.synthesis import YOSYS_AFTER_READ
-from hdl.nextpnr_log import parse_nextpnr_log
+from hdl.nextpnr_log import is_gpu_clock, parse_nextpnr_log
 from hdl.pnr import BuildError, NEXTPNR_REPORT, PLACED, PnrOptions, place_and_route
 from hdl.route_watchdog import WatchdogLimits
 
@@ -316,6 +316,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
               "bram": parsed["bram"], "board": board, "baud": top.baud,
               "pll": _pll_report(top.pll), "memory": _memory_report(top.config),
               "utilisation": parsed["utilisation"], "clocks": parsed["clocks"],
+              "clock_targets_mhz": parsed["clock_targets_mhz"],
               "critical_path": parsed["critical_path"],
               "build_seconds": round(time.monotonic() - started, 1), "steps_seconds": steps,
               "stage": result.stage, "nextpnr_runs": result.runs, "watchdog": result.watchdog,
@@ -348,6 +349,15 @@ def _config_text(config):
     return json.loads(json.dumps(dataclasses.asdict(config), default=lambda v: v.value))
 
 
+def other_clocks(report):
+    """The clocks besides the GPU's (the SDRAM chip's, the display's pixel and TMDS clocks):
+    {name without nextpnr's ``$glbnet$``: (Fmax, the MHz its constraint asks)}."""
+    targets = report.get("clock_targets_mhz", {})
+    return {name.removeprefix("$glbnet$"): (mhz, targets[name])
+            for name, mhz in report.get("clocks", {}).items()
+            if not is_gpu_clock(name) and name in targets}
+
+
 def summary(report):
     util = report.get("utilisation", {})
 
@@ -356,14 +366,18 @@ def summary(report):
         return f"{report[key]}/{u['available']}" if u else f"{report[key]}"
 
     fmax = report["fmax_mhz"]
-    verdict = "" if fmax is None else (" (meets timing)" if fmax >= report["target_mhz"]
-                                       else " (FAILS timing)")
+    others = other_clocks(report)
+    met = fmax is not None and fmax >= report["target_mhz"] and all(
+        mhz >= target for mhz, target in others.values())
+    verdict = "" if fmax is None else (" (meets timing)" if met else " (FAILS timing)")
     estimate = " estimated from the placement" if report.get("stage") == "placement" else ""
     config = f"{report['config']}, " if report.get("config") else ""
     r500 = (f" + R500 stage ({report['r500_temporaries']} temporaries, "
             f"{report['r500_contexts']} contexts)" if report.get("r500_cores") else "")
+    domains = "".join(f", {name} {mhz:g} MHz (target {target:g})"
+                      for name, (mhz, target) in others.items())
     return (f"{config}{report['cores']} cores{r500} @ {report['target_mhz']:g} MHz target: "
-            f"Fmax{estimate} {fmax} MHz{verdict}; LUT4 {part('lut4', 'TRELLIS_COMB')}, "
+            f"Fmax{estimate} {fmax} MHz{domains}{verdict}; LUT4 {part('lut4', 'TRELLIS_COMB')}, "
             f"FF {part('ff', 'TRELLIS_FF')}, DSP {part('dsp', 'MULT18X18D')}, "
             f"BRAM {part('bram', 'DP16KD')}")
 
@@ -466,11 +480,17 @@ def main(argv=None):
         if report.get("watchdog"):
             print(f"watchdog: {report['watchdog']}")
         print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
-        fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]
-        if fails:
+        gpu_fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]
+        slow = [name for name, (mhz, target) in other_clocks(report).items() if mhz < target]
+        fails = gpu_fails or bool(slow)
+        if gpu_fails:
             print(f"warning: the design does not meet timing at {report['target_mhz']:g} MHz: "
                   f"this bitstream may compute wrong results. Rebuild with "
                   f"--freq {int(report['fmax_mhz'])} or lower.", file=sys.stderr)
+        if slow:
+            print(f"warning: the {', '.join(slow)} clock{'s' if len(slow) > 1 else ''} "
+                  f"{'miss' if len(slow) > 1 else 'misses'} timing (the display's and the "
+                  f"SDRAM's clocks are fixed): this bitstream may not work.", file=sys.stderr)
         if args.program:
             if fails and not args.allow_timing_failure:
                 sys.exit("error: not flashing a bitstream that fails timing "

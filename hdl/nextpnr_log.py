@@ -18,14 +18,16 @@ _FMAX = re.compile(r"Max frequency for clock\s+'([^']+)':\s+([\d.]+) MHz\s+\((PA
 def parse_nextpnr_log(text):
     """Utilisation (last report: after packing) and the final Fmax lines of a nextpnr-ecp5
     log (or of a placement log and a routing log, concatenated). Returns {"lut4", "ff", "dsp",
-    "bram", "fmax_mhz", "clocks": {name: mhz}, "critical_path": [lines]}."""
+    "bram", "fmax_mhz" (the GPU clock's), "clocks": {name: mhz}, "clock_targets_mhz": {name: the
+    MHz nextpnr aimed at}, "critical_path": [lines]}."""
     util = {}
     for name, used, avail in _UTIL.findall(text):
         util[name] = (int(used), int(avail))
-    clocks = {}
-    for name, mhz, _, _ in _FMAX.findall(text):
+    clocks, targets = {}, {}
+    for name, mhz, _, target in _FMAX.findall(text):
         clocks[name] = float(mhz)          # later lines (after routing) win
-    sync = [mhz for name, mhz in clocks.items() if "sync" in name or "clk" in name.lower()]
+        targets[name] = float(target)
+    sync = [mhz for name, mhz in clocks.items() if is_gpu_clock(name)]
     fmax = min(sync) if sync else (min(clocks.values()) if clocks else None)
     # the last critical path report (after routing): its header line up to "... ns routing"
     critical = []
@@ -48,7 +50,15 @@ def parse_nextpnr_log(text):
     return {"lut4": used("TRELLIS_COMB", "LUT4"), "ff": used("TRELLIS_FF"),
             "dsp": used("MULT18X18D"), "bram": used("DP16KD"),
             "utilisation": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
-            "fmax_mhz": fmax, "clocks": clocks, "critical_path": critical}
+            "fmax_mhz": fmax, "clocks": clocks, "clock_targets_mhz": targets,
+            "critical_path": critical}
+
+
+def is_gpu_clock(name):
+    """Whether nextpnr's clock ``name`` is the GPU's (the ``sync`` domain: ``clk`` or
+    ``sync_clk`` after nextpnr's ``$glbnet$``), not the SDRAM chip's, the pixel or TMDS clock."""
+    bare = name.removeprefix("$glbnet$")
+    return bare == "clk" or "sync" in bare
 
 
 # --- progress, line by line -----------------------------------------------------------------

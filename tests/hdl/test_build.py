@@ -73,6 +73,25 @@ def test_nextpnr_log_is_parsed():
     assert any("fc.error_LUT4_Z" in line for line in report["critical_path"])
 
 
+def test_the_gpu_clock_is_told_from_the_display_and_sdram_clocks():
+    """A board top with the memory system has four clocks: the GPU's (``$glbnet$clk``) is
+    Fmax; the others are judged against their own constraints."""
+    from hdl.build import other_clocks
+    log = SAMPLE_LOG.replace("'$glbnet$sync_clk'", "'$glbnet$clk'") + (
+        "Info: Max frequency for clock '$glbnet$sdram_clk': 419.29 MHz (PASS at 75.00 MHz)\n"
+        "Info: Max frequency for clock '$glbnet$pixel_clk': 24.00 MHz (FAIL at 25.00 MHz)\n"
+        "Info: Max frequency for clock  '$glbnet$tmds_clk': 176.52 MHz (PASS at 125.00 MHz)\n")
+    parsed = parse_nextpnr_log(log)
+    assert parsed["fmax_mhz"] == 73.50
+    report = {**parsed, "config": "ulx3s", "cores": 4, "target_mhz": 70.0}
+    assert other_clocks(report) == {"sdram_clk": (419.29, 75.0), "pixel_clk": (24.0, 25.0),
+                                    "tmds_clk": (176.52, 125.0)}
+    line = summary(report)
+    assert "pixel_clk 24 MHz (target 25)" in line and "(FAILS timing)" in line
+    report["clocks"]["$glbnet$pixel_clk"] = 88.92
+    assert "(meets timing)" in summary(report)
+
+
 def test_cli_wants_exactly_one_target(capsys):
     with pytest.raises(SystemExit):
         build_main([])
