@@ -13,7 +13,7 @@ scene with an R500 program). Prints one JSON object: ``cycles`` (the GPU's frame
 docs/binning.md), with the scene, preset, cores, pixels and ``wall_s`` (the bins, the load, the
 frame and the read-back); then a line of text on stderr.
 
-The frame's time: ``clock_mhz`` (each clock domain of the build and its clock), ``clock_from``
+The frame's time: ``domain_mhz`` (each clock domain of the build and its clock), ``clock_from``
 (where they came from), ``frame_ms`` and ``fps``. The clocks are a board build's routed Fmax:
 ``--report`` reads them from ``hdl.build``'s report.json (its ``domains``, or ``fmax_mhz`` for
 the one domain ``sync``; the preset and cores are the report's), ``--clock-mhz sync=44.81``
@@ -65,7 +65,7 @@ def frame_figures(scene, config, binning=True, check=False, reference=None, cloc
         "scene": scene.name, "cores": config.cores, "pixels": stats["pixels"],
         "cycles": cycles, "tests": stats["tests"],
         "cycles_per_test": round(cycles / stats["tests"], 2) if stats["tests"] else None,
-        "clock_mhz": clocks[0], "clock_from": clocks[1],
+        "domain_mhz": clocks[0], "clock_from": clocks[1],
         "frame_ms": round(seconds * 1e3, 3) if seconds else None,
         "fps": round(1 / seconds, 2) if seconds else None,
         "binning": stats["binning"],
@@ -108,7 +108,7 @@ def summary(figures):
     text = (f"{f['scene']} on {f['config']}{changed} ({f['cores']} "
             f"core{'s' if f['cores'] != 1 else ''}): {f['cycles']:,} cycles")
     if f["fps"] is not None:
-        clocks = ", ".join(f"{d} {mhz:g} MHz" for d, mhz in f["clock_mhz"].items())
+        clocks = ", ".join(f"{d} {mhz:g} MHz" for d, mhz in f["domain_mhz"].items())
         text += f", {f['frame_ms']:g} ms at {clocks}: {f['fps']:g} fps"
     if "stage_wait_cycles" in f:
         share = f["stage_wait_cycles"] / (f["cycles"] * f["cores"]) if f["cycles"] else 0

@@ -40,7 +40,7 @@ def test_a_frames_figures_binned_and_not():
     assert plain["tests"] == scene.width * scene.height * len(scene.triangles)
     assert binned["tests"] < plain["tests"] and binned["cycles"] < plain["cycles"]
     assert binned["cycles_per_test"] == round(binned["cycles"] / binned["tests"], 2)
-    assert binned["clock_mhz"] is None and binned["fps"] is None   # (no board build)
+    assert binned["domain_mhz"] is None and binned["fps"] is None   # (no board build)
     assert "stage_wait_cycles" not in binned                        # (no R500 program)
 
 
@@ -89,7 +89,7 @@ def test_the_stages_figures_and_their_line():
                      "stage_busy_cycles": 600, "stage_idle_cycles": 400}
     assert stage_figures({"cycles": 1000}) == {}
     figures = {"scene": "demo-lit", "config": "ulx3s", "cores": 2, "cycles": 1000,
-               "clock_mhz": {"sync": 50.0}, "frame_ms": 0.02, "fps": 50000.0, **stage}
+               "domain_mhz": {"sync": 50.0}, "frame_ms": 0.02, "fps": 50000.0, **stage}
     assert summary(figures) == (
         "demo-lit on ulx3s (2 cores): 1,000 cycles, 0.02 ms at sync 50 MHz: 50000 fps; the "
         "cores waited 400 cycles on the R500 stage (20% of their time; by core 300, 100); the "
