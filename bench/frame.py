@@ -1,37 +1,32 @@
 """One frame on the RTL GPU (fast backend): cycles, ray/triangle tests, the R500 stage's waits and
-frames per second at the build's clocks.
+frames per second.
 
     python -m bench.frame --scene SCENE [--config PRESET] [--cores N] [--no-binning]
-                          [--set FIELD=VALUE ...] [--check] [--json FILE]
-                          [--report BUILD/report.json | --clock-mhz DOMAIN=MHZ ...]
-                          [--shader PROG [--uniforms FILE | --constants FILE]]
+                          [--set FIELD=VALUE ...] [--report DIR/report.json] [--check]
+                          [--json FILE] [--shader PROG [--uniforms FILE | --constants FILE]]
 
 SCENE and the shader arguments as ``python -m sim.render`` takes them (a theia-2010 directory,
 a .toml/.json scene, ``demo``, ``demo-lit``; the preset is ``ulx3s``, or ``ulx3s-r500`` for a
 scene with an R500 program). Prints one JSON object: ``cycles`` (the GPU's frame counter),
-``tests`` (MAINs run), ``cycles_per_test``, ``binning`` (the frame was binned,
-docs/binning.md), with the scene, preset, cores, pixels and ``wall_s`` (the bins, the load, the
-frame and the read-back); then a line of text on stderr.
-
-The frame's time: ``domain_mhz`` (each clock domain of the build and its clock), ``clock_from``
-(where they came from), ``frame_ms`` and ``fps``. The clocks are a board build's routed Fmax:
-``--report`` reads them from ``hdl.build``'s report.json (its ``domains``, or ``fmax_mhz`` for
-the one domain ``sync``; the preset and cores are the report's), ``--clock-mhz sync=44.81``
-gives them, and otherwise the preset's measured Fmax is taken (``FMAX_MHZ``, docs/fpga.md's
-builds; null for anything else, and with ``--set``). The frame counter counts ``sync`` cycles,
-so the time is cycles / the sync clock; a build whose units run in more domains
-(``GpuConfig.clock_domains``) needs every domain's clock, and its frame simulated with the
-domains' clocks in that ratio for the count to be its time.
-
-With an R500 program, the stage's counters (docs/r500-core.md, "Where the frame's time goes"):
-``stage_wait_cycles`` (the cycles the THEIA cores waited on the stage, all cores) and
-``stage_wait_per_core``; ``stage_busy_cycles`` (a context ran on the R500 core) and
-``stage_idle_cycles`` (the rest of the frame).
-
-``--check``: the frame must equal the model's (``identical``; exit 1 if not), and the scene
-directory's ``Reference.ppm`` when it has one (``reference``: the values that differ from it).
-``--set`` changes a field of the preset (``GpuConfig`` or its ``CoreConfig``: ``--set
-divider=lanes --set cross_passes=1``), to measure what a choice costs.
+``tests`` (MAINs run), ``cycles_per_test``, ``fmax_mhz`` (the Fmax of the preset's latest
+routed board build at this core count, from bench/measured_builds.json, or of the build whose
+``--report`` is given; null when there is none), ``clock_mhz`` (the board's clock, when that
+build meets it), ``fps`` (frames per second at that clock) and ``binning`` (the frame was
+binned, docs/binning.md), with the scene, preset, cores, pixels and ``wall_s`` (the bins, the
+load, the frame and the read-back). A preset with its memories
+in SDRAM (the board presets) runs with the SDRAM chip model and the display: the second of two
+frames is measured, rendered while the display shows the first (``cache_fills``,
+``line_writes``: the texture cache's line fills and the frame writer's line writes over both). ``--check``: the frame must
+equal the model's (``identical``; exit 1 if not), and the scene directory's ``Reference.ppm``
+when it has one (``reference``: the values that differ from it). With an R500 program, the
+stage's counters (docs/r500-core.md, "Where the frame's time goes"): ``stage_wait_cycles`` (the
+cycles the THEIA cores waited on the stage, all cores) and ``stage_wait_per_core``;
+``stage_busy_cycles`` (a context ran on the R500 core) and ``stage_idle_cycles`` (the rest of
+the frame). ``frame_ms``: the frame's time at ``clock_mhz``. A line of text on stderr says it
+all in words. A ``--report`` of another preset or core count is refused (its clock is not this
+GPU's). ``--set`` changes a field of
+the preset (``GpuConfig`` or its ``CoreConfig``: ``--set divider=lanes --set
+cross_passes=1``), to measure what a choice costs; ``fmax_mhz`` is then null.
 """
 
 import argparse
@@ -40,54 +35,56 @@ import sys
 import time
 from pathlib import Path
 
+from bench.measured_builds import board_build
 from hdl.config import PRESET_NAMES, preset
 from sim.errors import cli_errors
 from sim.scene_loader import SCENE_ARGUMENT_HELP, add_shader_arguments, scene_from_arguments
 
-#: measured Fmax per preset (MHz): the board build of docs/fpga.md's table (dc2370a, seed 1)
-FMAX_MHZ = {"ulx3s": 79.59, "ulx3s-r500": 44.81}
+
+def board_clock(config, report=None):
+    """(Fmax, the board's clock if met) in MHz of the board build of ``config``: the one of
+    ``report`` (a board build's report.json, as a dict) if given, else the latest routed one
+    bench/measured_builds.json holds for its preset and core count; (None, None) if none."""
+    if report is not None:
+        fmax, clock = report["fmax_mhz"], report["target_mhz"]
+    else:
+        build = board_build(config_name(config), config.cores)
+        if build is None:
+            return None, None
+        fmax, clock = build["fmax_mhz"], build["clock_mhz"]
+    return fmax, (clock if fmax is not None and fmax >= clock else None)
 
 
-def frame_figures(scene, config, binning=True, check=False, reference=None, clocks=None):
+def frame_figures(scene, config, binning=True, check=False, reference=None, report=None):
     """Render ``scene`` on ``config``'s GPU (fast backend); the JSON figures (``check``: and
-    the comparisons with the model and the ``reference`` image, a path or None). ``clocks``:
-    (MHz by clock domain, where they came from), or None: the preset's measured Fmax."""
+    the comparisons with the model and the ``reference`` image, a path or None; ``report``:
+    the board build to take the clock from, ``board_clock``)."""
     from firmware.rom import default_rom
     from sim.fast import render_gpu_fast
     started = time.monotonic()
-    output, stats = render_gpu_fast(scene, default_rom(), config, binning=binning)
-    if clocks is None:
-        fmax = FMAX_MHZ.get(config_name(config))
-        clocks = ({"sync": fmax}, "FMAX_MHZ (docs/fpga.md)") if fmax else (None, None)
-    cycles = stats["cycles"]
-    seconds = frame_seconds(cycles, clocks[0], config)
+    # (memories in SDRAM: the second frame is measured, rendered while the display reads the
+    # first from the front buffer, its scan-out competing for the SDRAM)
+    frames = 2 if config.memory is not None else 1
+    output, stats = render_gpu_fast(scene, default_rom(), config, binning=binning,
+                                    frames=frames)
+    fmax, clock = board_clock(config, report)
     figures = {
         "scene": scene.name, "cores": config.cores, "pixels": stats["pixels"],
-        "cycles": cycles, "tests": stats["tests"],
-        "cycles_per_test": round(cycles / stats["tests"], 2) if stats["tests"] else None,
-        "domain_mhz": clocks[0], "clock_from": clocks[1],
-        "frame_ms": round(seconds * 1e3, 3) if seconds else None,
-        "fps": round(1 / seconds, 2) if seconds else None,
+        "cycles": stats["cycles"], "tests": stats["tests"],
+        "cycles_per_test": round(stats["cycles"] / stats["tests"], 2) if stats["tests"] else None,
+        "fmax_mhz": fmax, "clock_mhz": clock,
+        "frame_ms": round(stats["cycles"] / (clock * 1e3), 3) if clock else None,
+        "fps": round(clock * 1e6 / stats["cycles"], 2) if clock else None,
         "binning": stats["binning"],
         **stage_figures(stats),
         "wall_s": round(time.monotonic() - started, 1),
     }
+    if config.memory is not None:
+        figures.update(frames=frames, cache_fills=stats["cache_fills"],
+                       line_writes=stats["line_writes"])
     if check:
         figures.update(_check(scene, config, output, reference))
     return figures
-
-
-def frame_seconds(cycles, clocks, config):
-    """The frame's time at ``clocks`` (MHz by domain; None: unknown) on ``config``'s GPU: its
-    frame counter's ``sync`` cycles at the sync clock."""
-    if clocks is None:
-        return None
-    missing = [d for d in config.clock_domains if d not in clocks]
-    unknown = [d for d in clocks if d not in config.clock_domains]
-    if missing or unknown:
-        raise ValueError(f"the GPU's clock domains are {', '.join(config.clock_domains)}; "
-                         f"the clocks given are for {', '.join(clocks)}")
-    return cycles / (clocks["sync"] * 1e6)
 
 
 def stage_figures(stats):
@@ -108,8 +105,7 @@ def summary(figures):
     text = (f"{f['scene']} on {f['config']}{changed} ({f['cores']} "
             f"core{'s' if f['cores'] != 1 else ''}): {f['cycles']:,} cycles")
     if f["fps"] is not None:
-        clocks = ", ".join(f"{d} {mhz:g} MHz" for d, mhz in f["domain_mhz"].items())
-        text += f", {f['frame_ms']:g} ms at {clocks}: {f['fps']:g} fps"
+        text += f", {f['frame_ms']:g} ms at {f['clock_mhz']:g} MHz: {f['fps']:g} fps"
     if "stage_wait_cycles" in f:
         share = f["stage_wait_cycles"] / (f["cycles"] * f["cores"]) if f["cycles"] else 0
         per_core = ", ".join(f"{w:,}" for w in f["stage_wait_per_core"])
@@ -123,30 +119,19 @@ def summary(figures):
     return text
 
 
-def clocks_from_report(path):
-    """(MHz by clock domain, the preset's name, cores) of an ``hdl.build`` report.json: its
-    ``domains``, or ``fmax_mhz`` for the one domain ``sync``."""
+def read_report(path, name, cores, changed):
+    """A board build's report.json, if it is a build of the preset ``name`` (None: any) with
+    ``cores`` (None: any) unchanged; else ValueError in one line."""
     try:
         report = json.loads(Path(path).read_text())
-        clocks = report.get("domains") or {"sync": report["fmax_mhz"]}
-        name, cores = report["config"], report["cores"]
-    except (json.JSONDecodeError, KeyError, AttributeError, TypeError) as e:
+        built, built_cores = report["config"], report["cores"]
+        report["fmax_mhz"], report["target_mhz"]
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
         raise ValueError(f"{path}: not a report.json of hdl.build ({e!r})") from None
-    if not all(isinstance(mhz, (int, float)) and mhz > 0 for mhz in clocks.values()):
-        raise ValueError(f"{path}: the build has no Fmax for every clock domain ({clocks})")
-    return clocks, name, cores
-
-
-def _clock(text):
-    """'DOMAIN=MHZ' -> (domain, MHz)."""
-    domain, _, mhz = text.partition("=")
-    try:
-        value = float(mhz)
-    except ValueError:
-        value = 0
-    if not domain or not value > 0:
-        raise argparse.ArgumentTypeError(f"'{text}' is not DOMAIN=MHZ (like sync=44.81)")
-    return domain, value
+    if (name or built, cores or built_cores) != (built, built_cores) or changed:
+        raise ValueError(f"{path} is a build of {built} with {built_cores} cores: its clock "
+                         f"is not another GPU's")
+    return report
 
 
 def config_name(config):
@@ -205,35 +190,29 @@ def main(argv=None):
                         help="every pixel tests every triangle")
     parser.add_argument("--set", type=_setting, action="append", default=[],
                         metavar="FIELD=VALUE", help="change a field of the preset")
+    parser.add_argument("--report", metavar="DIR/report.json",
+                        help="the board build to take Fmax and the clock from, on its preset "
+                             "and cores (default: the preset's latest in "
+                             "bench/measured_builds.json)")
     parser.add_argument("--check", action="store_true",
                         help="compare the frame with the model's (and Reference.ppm)")
     parser.add_argument("--json", help="also write the JSON to this file")
-    clocks = parser.add_mutually_exclusive_group()
-    clocks.add_argument("--report", metavar="REPORT_JSON",
-                        help="hdl.build's report.json: the frame's time at its routed Fmax, on "
-                             "its preset and cores")
-    clocks.add_argument("--clock-mhz", type=_clock, action="append", metavar="DOMAIN=MHZ",
-                        help="a clock domain's clock (sync=MHZ; one per domain)")
     add_shader_arguments(parser)
     args = parser.parse_args(argv)
     with cli_errors("bench.frame"):
         scene = scene_from_arguments(args)
-        name, cores, clocks = args.config, args.cores, None
+        name, cores, report = args.config, args.cores, None
         if args.report:
-            built_clocks, built, built_cores = clocks_from_report(args.report)
-            if (name or built, cores or built_cores) != (built, built_cores) or args.set:
-                raise ValueError(f"{args.report} is a build of {built} with {built_cores} "
-                                 f"cores: its clocks are not another GPU's")
-            name, cores, clocks = built, built_cores, (built_clocks, args.report)
-        elif args.clock_mhz:
-            clocks = (dict(args.clock_mhz), "--clock-mhz")
+            report = read_report(args.report, name, cores, bool(args.set))
+            name, cores = report["config"], report["cores"]
         name = name or ("ulx3s-r500" if scene.shader else "ulx3s")
         config = preset(name, **({"cores": cores} if cores else {}), **dict(args.set))
         reference = Path(args.scene) / "Reference.ppm"
         figures = {"config": name, **({"set": {k: getattr(v, "value", v)
                                                for k, v in args.set}} if args.set else {}),
-                   **frame_figures(scene, config, args.binning, args.check,
-                                   reference if reference.is_file() else None, clocks)}
+                   **frame_figures(scene, config, args.binning,
+                                   args.check, reference if reference.is_file() else None,
+                                   report)}
         text = json.dumps(figures, indent=2)
         print(text)
         print(summary(figures), file=sys.stderr)

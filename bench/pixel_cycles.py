@@ -1,12 +1,13 @@
 """Where a core's cycles go: its routines per pixel, and the instructions of one pixel as issued.
 
-    python -m bench.pixel_cycles [--config ulx3s] [--size 8] [--scene SCENE] [--trace N]
-                                 [--json FILE]
+    python -m bench.pixel_cycles [--config ulx3s] [--size 8] [--texture 16] [--scene SCENE]
+                                 [--trace N] [--json FILE]
 
-Renders the demo at ``--size`` x ``--size`` pixels (or SCENE, as ``python -m sim.render``
-takes it; keep it small) on a one-core GPU of the preset in Amaranth's simulator, watching core
-0 every cycle (``sim.gpu_pysim``'s observers): which state of the per-band sequence its control
-unit is in (``hdl.core.control_unit``: a routine's state lasts from its start to its RETURN)
+Renders the demo at ``--size`` x ``--size`` pixels with a ``--texture`` x ``--texture``
+texture (or SCENE, as ``python -m sim.render`` takes it; keep it small) on a one-core GPU of the
+preset (its memories in block RAM) in Amaranth's simulator, watching core 0 every cycle
+(``sim.gpu_pysim``'s observers): which state of the per-band sequence its control unit is in
+(``hdl.core.control_unit``: a routine's state lasts from its start to its RETURN)
 and which instruction it issues. Prints JSON: ``state_cycles`` (cycles per state over the
 whole simulation: IDLE includes the host's loads and read-back) and ``state_cycles_per_pixel``, ``tests``, ``pixels``; with ``--trace N`` also ``trace``,
 pixel N's instructions from its RGU to the next pixel's as "cycle +gap label+offset:
@@ -89,6 +90,9 @@ def main(argv=None):
                         help="the GPU's preset (one core of it; default ulx3s)")
     parser.add_argument("--size", type=int, default=8,
                         help="the demo's size in pixels (default 8)")
+    parser.add_argument("--texture", type=int, default=16, metavar="N",
+                        help="the demo's texture is N x N (default 16: the host loads every "
+                             "texel a cycle at a time, which the demo's 128 makes minutes)")
     parser.add_argument("--scene", default=None, help="a scene instead of the demo")
     parser.add_argument("--trace", type=int, default=None, metavar="N",
                         help="list pixel N's issued instructions")
@@ -101,11 +105,14 @@ def main(argv=None):
         from sim.demo_scene import demo_scene
         from sim.gpu_pysim import render_gpu_pysim
         from sim.scene_loader import load_any_scene
-        scene = load_any_scene(args.scene) if args.scene else demo_scene(size=args.size, bands=1)
+        scene = load_any_scene(args.scene) if args.scene else demo_scene(size=args.size, bands=1,
+                                                                      texture_size=args.texture)
         watch = CoreWatch()
         started = time.monotonic()
-        _, stats = render_gpu_pysim(scene, default_rom(), preset(args.config, cores=1),
-                                    observers=[watch])
+        # memory=None: the preset's core with its memories in block RAM, as Amaranth's
+        # simulator runs it (the core's routines do not change with where the memories are)
+        _, stats = render_gpu_pysim(scene, default_rom(),
+                                    preset(args.config, cores=1, memory=None), observers=[watch])
         pixels = stats["pixels"]
         states = watch.state_cycles()
         result = {

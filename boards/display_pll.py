@@ -13,11 +13,19 @@ the one nearest the request among VCO / CLKOP_DIV that the input (25 MHz x CLKFB
 CLKI_DIV, the phase detector at >= 3.125 MHz) can make: 75 MHz exactly (750 / 10), 42 MHz
 becomes 41.67 (500 / 12). All outputs at phase 0 (CPHASE = divider - 1, as the ECP5's PLL
 counts it); the display does not depend on their phase relation.
+
+A board top with SDRAM takes the fourth output for the SDRAM chip's clock: the GPU's clock
+(CLKOP's divider) shifted by the phase hdl/mem/sdram_clock.py plans, in steps of an eighth of
+a VCO period (``sdram_phase_step``: 4.5 degrees at 75 MHz, 3.75 at 41.67). One VCO makes all
+four: at 75 MHz CLKOP 750 / 10 (fed back), CLKOS 750 / 10 at 297 degrees, CLKOS2 750 / 6 =
+125 MHz, CLKOS3 750 / 30 = 25 MHz.
 """
 
 from dataclasses import dataclass
 
-__all__ = ["DisplayPll", "display_pll", "ehxplll_parameters"]
+from hdl.mem.sdram_clock import ECP5_PHASE_STEPS, ecp5_phase_settings
+
+__all__ = ["DisplayPll", "display_pll", "ehxplll_parameters", "sdram_phase_step"]
 
 OSC_MHZ = 25.0
 
@@ -34,6 +42,11 @@ class DisplayPll:
     pixel_mhz: float
     vco_mhz: float
     fin_mhz: float = OSC_MHZ
+
+    @property
+    def freq_mhz(self):
+        """The GPU's clock, as ``ecp5_pll``'s ``PllConfig`` names it."""
+        return self.sync_mhz
 
 
 def _feedback(fout_mhz, fin_mhz):
@@ -70,11 +83,26 @@ def display_pll(sync_mhz, pixel_mhz=25.0, fin_mhz=OSC_MHZ):
     return best[1]
 
 
-def ehxplll_parameters(pll):
+def sdram_phase_step(pll):
+    """The steps (degrees) in which ``pll`` shifts an output at the GPU's clock: an eighth of a
+    VCO period (hdl/mem/sdram_clock.py)."""
+    return 360 / (ECP5_PHASE_STEPS * pll.clkop_div)
+
+
+def ehxplll_parameters(pll, sdram_phase_deg=None):
     """The EHXPLLL's parameters and attributes for ``pll`` (``Instance`` keyword arguments;
-    the clock, feedback and lock connections are the caller's)."""
-    outputs = {"CLKOP": (pll.clkop_div, pll.sync_mhz), "CLKOS": (pll.clkos_div, pll.tmds_mhz),
-               "CLKOS2": (pll.clkos2_div, pll.pixel_mhz)}
+    the clock, feedback and lock connections are the caller's): CLKOP the GPU's clock, CLKOS
+    tmds, CLKOS2 pixel; with ``sdram_phase_deg`` four outputs: CLKOS the SDRAM chip's clock
+    (the GPU's, that many degrees later: ``ecp5_phase_settings``), CLKOS2 tmds, CLKOS3
+    pixel."""
+    outputs = {"CLKOP": (pll.clkop_div, pll.sync_mhz, pll.clkop_div - 1, 0),
+               "CLKOS": (pll.clkos_div, pll.tmds_mhz, pll.clkos_div - 1, 0),
+               "CLKOS2": (pll.clkos2_div, pll.pixel_mhz, pll.clkos2_div - 1, 0)}
+    if sdram_phase_deg is not None:
+        shift = ecp5_phase_settings(sdram_phase_deg, pll.clkop_div)
+        outputs = {"CLKOP": outputs["CLKOP"],
+                   "CLKOS": (pll.clkop_div, pll.sync_mhz, shift["CPHASE"], shift["FPHASE"]),
+                   "CLKOS2": outputs["CLKOS"], "CLKOS3": outputs["CLKOS2"]}
     params = {
         "a_FREQUENCY_PIN_CLKI": f"{pll.fin_mhz:g}", "a_ICP_CURRENT": "12",
         "a_LPF_RESISTOR": "8", "a_MFG_ENABLE_FILTEROPAMP": "1", "a_MFG_GMCREF_SEL": "2",
@@ -85,8 +113,8 @@ def ehxplll_parameters(pll):
         "i_RST": 0, "i_STDBY": 0, "i_PHASESEL0": 0, "i_PHASESEL1": 0, "i_PHASEDIR": 1,
         "i_PHASESTEP": 1, "i_PHASELOADREG": 1, "i_PLLWAKESYNC": 0, "i_ENCLKOP": 0,
     }
-    for name, (div, mhz) in outputs.items():
+    for name, (div, mhz, cphase, fphase) in outputs.items():
         params.update({f"a_FREQUENCY_PIN_{name}": f"{mhz:g}", f"p_{name}_ENABLE": "ENABLED",
-                       f"p_{name}_DIV": div, f"p_{name}_CPHASE": div - 1,
-                       f"p_{name}_FPHASE": 0})
+                       f"p_{name}_DIV": div, f"p_{name}_CPHASE": cphase,
+                       f"p_{name}_FPHASE": fphase})
     return params

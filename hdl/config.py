@@ -8,7 +8,8 @@ cores there are, how big the memories are and how the shared stores are built. T
   four on the ULX3S-85F.
 * ``default``: the GPU the simulators build unless told otherwise: the board's units (a divider
   per pair of cores, the serial square root, CROSS in two passes, simple ops in two cycles) with
-  forwarding into the ALU, 32-bit texture and output memories and room for large scenes.
+  forwarding into the ALU, 32-bit texture and output memories and room for large scenes, and
+  an R500 stage of two contexts (enough for its one core; quick to compile and to simulate).
 * ``ulx3s``: the ULX3S-85F board build (``python -m hdl.build --board ulx3s-85f``): four cores,
   no forwarding into the ALU, 8-bit texture and output stores, slotted store ports, the user
   code in LUT RAM, memories sized for the board's scene class: a scene must fit them
@@ -23,12 +24,15 @@ import dataclasses
 import enum
 from dataclasses import dataclass
 
+from hdl.display.mode import VGA_640X480, VideoMode
 from hdl.gpu.scene_layout import SLOT_ROWS
 from hdl.isa import R500_TEMPS, R500_MAX_INSTRUCTIONS
 from hdl.isa.r500_program import highest_temporary, program_inputs
+from hdl.mem.sdram_chip import ULX3S_SDRAM, SdramChip
 
-__all__ = ["DividerSharing", "CoreConfig", "R500Config", "GpuConfig", "PRESETS", "preset",
-           "PRESET_NAMES", "CORE_PRESET_NAMES", "SceneDoesNotFit", "TEXTURE_SHIFT", "TEXTURE_MAX"]
+__all__ = ["DividerSharing", "CoreConfig", "R500Config", "MemoryConfig", "GpuConfig", "PRESETS",
+           "preset", "PRESET_NAMES", "CORE_PRESET_NAMES", "SceneDoesNotFit", "TEXTURE_SHIFT",
+           "TEXTURE_MAX"]
 
 #: a texture word is an 8-bit colour << TEXTURE_SHIFT (what the 8-bit texture store keeps)
 TEXTURE_SHIFT = 9
@@ -113,6 +117,53 @@ class R500Config:
 
 
 @dataclass(frozen=True)
+class MemoryConfig:
+    """The GPU's memories in SDRAM (docs/memory-system.md): textures behind a block-RAM cache,
+    two frame buffers (one rendered into, one shown on the display), all on the board's SDR
+    SDRAM (hdl/mem/). The SDRAM's words, two bytes each: frame buffer k at ``frame_base(k)``,
+    the texture (a byte a texture word) at ``texture_base``."""
+    #: the SDRAM part (hdl/mem/sdram_chip.py; the envelope of the ULX3S's parts by default)
+    chip: SdramChip = ULX3S_SDRAM
+    #: the GPU's clock, which the SDRAM controller counts its timings in (the board's), and
+    #: the steps in which the board's PLL shifts the SDRAM chip's clock (360 / (8 x its
+    #: output divider): hdl/mem/sdram_clock.py picks the phase among them)
+    clock_hz: float = 75e6
+    phase_step_deg: float = 4.5
+    #: the display's mode: frames up to its active size are shown scaled and centred; its
+    #: pixel clock (the board's PLL makes it, and five times it for the TMDS bits)
+    mode: VideoMode = VGA_640X480
+    pixel_hz: float = 25e6
+    #: the texture cache (hdl/gpu/texture_cache.py): lines of all ways, a line's texture
+    #: words (bytes), ways
+    cache_lines: int = 512
+    cache_line_bytes: int = 16
+    cache_ways: int = 1
+    #: the frame writer's write-combining lines (hdl/gpu/frame_writer.py) and their bytes
+    write_lines: int = 4
+    write_line_bytes: int = 16
+    #: SDRAM words between the two frame buffers' starts; the texture after the second
+    frame_span: int = 1 << 19
+
+    def __post_init__(self):
+        frame_words = -(-3 * self.mode.h_active * self.mode.v_active // 2)
+        if frame_words > self.frame_span:
+            raise ValueError(f"a {self.mode.h_active}x{self.mode.v_active} frame takes "
+                             f"{frame_words} SDRAM words, more than frame_span")
+
+    def frame_base(self, k):
+        """Frame buffer ``k``'s first SDRAM word (k = 0, 1)."""
+        return k * self.frame_span
+
+    @property
+    def texture_base(self):
+        return 2 * self.frame_span
+
+    def texture_fits(self, tmem_words):
+        """Whether ``tmem_words`` texture words (a byte each) fit the SDRAM."""
+        return self.texture_base + -(-tmem_words // 2) <= self.chip.words
+
+
+@dataclass(frozen=True)
 class GpuConfig:
     """How a GPU is built: its cores, the sizes of its memories and how its stores are built."""
     core: CoreConfig = CoreConfig()
@@ -143,6 +194,10 @@ class GpuConfig:
     #: each core's row buffer of upper pixels for the R500 stage, in words: a row's pixels
     #: times (4 + 3 x the inputs the program reads) (hdl/gpu/quad_former.py)
     r500_row_words: int = 256 * 31
+    #: the textures and frames in SDRAM, shown on a display (``MemoryConfig``), or None for
+    #: texture and output memories in block RAM. With it the stores are 8-bit
+    #: (``narrow_stores``): textures of 8-bit colours, frames of converted pixels.
+    memory: MemoryConfig | None = None
 
     def __post_init__(self):
         if not 1 <= self.cores <= 255:
@@ -154,12 +209,15 @@ class GpuConfig:
             raise ValueError("max_triangles and max_bands must fit in 16 bits")
         if self.bin_rows < 0:
             raise ValueError(f"bin_rows must not be negative, got {self.bin_rows}")
-
-    @property
-    def clock_domains(self):
-        """The build's clock domains: every unit runs in ``sync`` (a unit given a clock of its
-        own adds its domain here; bench.frame then needs its clock too)."""
-        return ("sync",)
+        if self.memory is not None:
+            if not self.narrow_stores:
+                raise ValueError("textures and frames in SDRAM are 8-bit: narrow_stores")
+            if not self.memory.texture_fits(self.tmem_words):
+                raise ValueError(f"{self.tmem_words} texture words do not fit the SDRAM")
+            mode = self.memory.mode
+            if self.omem_words > 3 * mode.h_active * mode.v_active:
+                raise ValueError(f"{self.omem_words} output words do not fit a frame buffer "
+                                 f"of {mode.h_active}x{mode.v_active}")
 
     @property
     def scene_rows(self):
@@ -208,6 +266,10 @@ class GpuConfig:
                  f"{scene.texture_size}), the GPU holds {self.tmem_words}")
         self._check_texture(scene)
         need = 3 * scene.width * scene.height
+        mode = self.memory.mode if self.memory is not None else None
+        if mode is not None and (scene.width > mode.h_active or scene.height > mode.v_active):
+            fail(f"a {scene.width}x{scene.height} frame, the GPU's display shows up to "
+                 f"{mode.h_active}x{mode.v_active}")
         if need > self.omem_words:
             fail(f"{scene.width * scene.height} pixels ({scene.width}x{scene.height}) need "
                  f"{need} output words, the GPU holds {self.omem_words}")
@@ -246,24 +308,33 @@ _BOARD_CORE = CoreConfig(divider=DividerSharing.PAIR, serial_sqrt=True, cross_pa
                          simple_latency=2, alu_forwarding=False, user_words=64,
                          lut_code_ram=True)
 
-_BOARD = dict(core=_BOARD_CORE, max_triangles=128, bin_rows=1024, tmem_words=3 * 256 * 256,
-              omem_words=3 * 200 * 200, max_bands=32, narrow_stores=True, slotted_ports=True,
+#: the board's scene class: textures up to 1024 x 1024 and frames up to 640 x 480 in SDRAM
+#: (the display's mode), 8-bit colours
+_BOARD = dict(core=_BOARD_CORE, max_triangles=128, bin_rows=1024, tmem_words=3 * 1024 * 1024,
+              omem_words=3 * 640 * 480, max_bands=32, narrow_stores=True, slotted_ports=True,
               fixed_memories=True)
 
 PRESETS = {
     "full": GpuConfig(core=CoreConfig(divider=DividerSharing.LANES, serial_sqrt=False,
                                       cross_passes=1, simple_latency=1, alu_forwarding=True),
                       cores=8),
-    "default": GpuConfig(),
-    # the board's scene class: example3's 118 triangles, a 256 x 256 texture, a 200 x 200 image
-    # in 8-bit stores, 32 bands, 64 words of user code (the entry table included)
-    "ulx3s": GpuConfig(cores=4, r500=None, **_BOARD),
-    # the board with the R500 stage: one THEIA core with the bins leaves it the block RAMs
-    # (four do not fit, two leave none for the bins and do not route; docs/fpga.md, "The R500
-    # stage on the board"); built for 41.67 MHz (boards.ulx3s.PRESET_FREQ_MHZ), routes at 44.81
+    # the R500 stage of two contexts: one core delivers a quad every thousand cycles and more,
+    # and two contexts keep up with it (docs/r500-core.md, "Configuration"); `full` has ten
+    "default": GpuConfig(r500=R500Config(contexts=2)),
+    # the board's scene class: example3's 118 triangles, 32 bands, 64 words of user code (the
+    # entry table included), textures and frames in SDRAM (docs/memory-system.md)
+    "ulx3s": GpuConfig(cores=4, r500=None, memory=MemoryConfig(clock_hz=75e6,
+                                                              phase_step_deg=360 / 80),
+                       **_BOARD),
+    # the board with the R500 stage: one THEIA core with the bins (docs/fpga.md, "The R500
+    # stage on the board"); built for 41.67 MHz, which the PLL makes for --freq 42
+    # (boards.ulx3s.PRESET_FREQ_MHZ); a row buffer for 640 pixels of programs reading up to
+    # four input temporaries
     "ulx3s-r500": GpuConfig(cores=1, r500=R500Config(temporaries=32, contexts=1, instructions=64,
                                                      lut_code_ram=True),
-                            r500_row_words=4096, **_BOARD),
+                            r500_row_words=640 * 16,
+                            memory=MemoryConfig(clock_hz=125e6 / 3, phase_step_deg=360 / 96),
+                            **_BOARD),
 }
 PRESET_NAMES = tuple(PRESETS)
 #: the presets with a shader core of their own (the first preset of each core configuration):

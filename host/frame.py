@@ -5,16 +5,18 @@ It talks to a port (host/port.py)."""
 import time
 from dataclasses import dataclass
 
-from hdl.gpu.address_map import (COUNTERS, CTRL_START, R500_STAGE, R5Area, R5Reg, Reg, Region,
-                                 STATUS_BUSY, STATUS_DONE, STATUS_ERROR, host_address,
-                                 r500_address, register_address)
+from hdl.gpu.address_map import (COUNTERS, CTRL_RUN, CTRL_START, CTRL_STOP, R500_STAGE, R5Area,
+                                 R5Reg, Reg, Region, STATUS_BUSY, STATUS_DONE, STATUS_ERROR,
+                                 STATUS_RUNNING,
+                                 display_word, host_address, r500_address, register_address)
 from hdl.gpu.scene_layout import SLOT_ROWS, bin_rows_needed
 from host.errors import CoreStopped, FrameError, R500Stopped
 from host.port import BlockingPort, run_blocking
 from host.scene_writes import bins_fit, r500_band_problem, scene_load_runs
 
-__all__ = ["Frame", "load_scene", "start_frame", "read_counters", "render_frame",
-           "render_frame_blocking"]
+__all__ = ["Frame", "load_scene", "start_frame", "show_frames", "run_frames", "stop_frames",
+           "show_scene", "show_scene_blocking",
+           "read_counters", "render_frame", "render_frame_blocking"]
 
 
 @dataclass
@@ -39,6 +41,22 @@ async def start_frame(port):
     await port.write(register_address(Reg.CTRL), [CTRL_START])
 
 
+async def show_frames(port, width, height):
+    """A GPU with a display shows its frames of ``width`` x ``height`` (scaled and centred;
+    the plain screen until a frame is finished). Without a display the write is ignored."""
+    await port.write(register_address(Reg.DISPLAY), [display_word(width, height)])
+
+
+async def run_frames(port):
+    """Render the loaded scene frame after frame (continuous rendering)."""
+    await port.write(register_address(Reg.CTRL), [CTRL_RUN])
+
+
+async def stop_frames(port):
+    """Stop continuous rendering after the frame under way."""
+    await port.write(register_address(Reg.CTRL), [CTRL_STOP])
+
+
 async def read_counters(port):
     """The counters of the last frame, by COUNTERS' names."""
     words = await port.read(register_address(Reg.CYCLES), len(COUNTERS))
@@ -56,30 +74,22 @@ async def _r500_check(port, scene):
         raise FrameError(problem)
 
 
-async def render_frame(port, scene, *, output="words", cores=None, log=None,
-                       texture_words=None, bins=None):
-    """Render ``scene`` through ``port``; return a Frame. ``output``: "words" reads the output
-    words with ``port.read``, "bytes" their bits 7:0 with ``port.read_bytes`` (a board's
-    narrow output store holds converted pixels). ``cores``: the core count the GPU must have.
-    ``texture_words``: the GPU's texture memory (where the R500 program's samplers must lie;
-    default the scene's texture). ``bins``: the scene's bins (``scene_load_runs``), loaded if
-    they fit the GPU's scene memory (else every pixel tests every triangle, and the log says
-    so). ``log(text)`` hears of each step. A busy GPU, a core count
-    other than ``cores``, a scene with an R500 program the GPU cannot shade, a core error or an
-    R500 fault raise FrameError (CoreStopped, R500Stopped for the errors)."""
-    if output not in ("words", "bytes"):
-        raise ValueError(f"output is 'words' or 'bytes', not {output!r}")
-    log = log or (lambda text: None)
+async def _idle_gpu(port, scene, cores, bins, log):
+    """Check that the GPU is idle, has ``cores`` cores (if given) and can shade ``scene``;
+    returns (its cores, ``bins`` or None if they do not fit its scene memory)."""
     first = Reg.STATUS
     registers = await port.read(register_address(first), Reg.SCENE_ROWS - first + 1)
     status, built, scene_rows = (registers[reg - first]
                                  for reg in (Reg.STATUS, Reg.CORES, Reg.SCENE_ROWS))
+    if status & STATUS_RUNNING:
+        log("the GPU renders frames one after another: stopping it")
+        await stop_frames(port)
+        status = await port.wait_frame()
     if status & STATUS_BUSY:
         raise FrameError("the GPU is busy with a frame started earlier")
     if cores is not None and built != cores:
         raise FrameError(f"the GPU has {built} cores, not {cores}")
-    shading = getattr(scene, "shader", None)
-    if shading is not None:
+    if getattr(scene, "shader", None) is not None:
         await _r500_check(port, scene)
     log(f"the GPU is idle, {built} cores")
     if bins is not None and not bins_fit(scene, bins, scene_rows):
@@ -87,16 +97,55 @@ async def render_frame(port, scene, *, output="words", cores=None, log=None,
             f"triangles' {len(scene.triangles) * SLOT_ROWS}, the GPU has {scene_rows}: every "
             f"pixel tests every triangle")
         bins = None
+    return built, bins
+
+
+async def show_scene(port, scene, *, log=None, texture_words=None, bins=None):
+    """Load ``scene`` through ``port``, have the display show its frames and render them one
+    after another (continuous rendering: ``stop_frames`` ends it); the arguments as for
+    ``render_frame``. Returns the GPU's cores."""
+    log = log or (lambda text: None)
+    built, bins = await _idle_gpu(port, scene, None, bins, log)
+    await load_scene(port, scene, texture_words, bins)
+    await show_frames(port, scene.width, scene.height)
+    await run_frames(port)
+    return built
+
+
+async def render_frame(port, scene, *, output="words", cores=None, log=None,
+                       texture_words=None, bins=None, frames=1):
+    """Render ``scene`` through ``port``; return a Frame. ``output``: "words" reads the output
+    words with ``port.read``, "bytes" their bits 7:0 with ``port.read_bytes`` (a board's
+    narrow output store holds converted pixels). ``cores``: the core count the GPU must have.
+    ``texture_words``: the GPU's texture memory (where the R500 program's samplers must lie;
+    default the scene's texture). ``bins``: the scene's bins (``scene_load_runs``), loaded if
+    they fit the GPU's scene memory (else every pixel tests every triangle, and the log says
+    so). The display of a GPU that has one shows the frame (DISPLAY). ``frames``: render
+    that many frames one after another, each started as the one before ends (on a GPU with
+    two frame buffers the next starts once the display shows the last: its counters are the
+    last frame's, rendered while the display reads the one before). ``log(text)`` hears of
+    each step. A busy GPU, a core count
+    other than ``cores``, a scene with an R500 program the GPU cannot shade, a core error or an
+    R500 fault raise FrameError (CoreStopped, R500Stopped for the errors)."""
+    if output not in ("words", "bytes"):
+        raise ValueError(f"output is 'words' or 'bytes', not {output!r}")
+    log = log or (lambda text: None)
+    built, bins = await _idle_gpu(port, scene, cores, bins, log)
+    shading = getattr(scene, "shader", None)
 
     started = time.monotonic()
     await load_scene(port, scene, texture_words, bins)
+    await show_frames(port, scene.width, scene.height)
     load_s = time.monotonic() - started
     log(f"scene loaded in {load_s:.1f} s")
 
-    started = time.monotonic()
-    await start_frame(port)
-    status = await port.wait_frame()
-    run_s = time.monotonic() - started
+    for _ in range(frames):
+        started = time.monotonic()
+        await start_frame(port)
+        status = await port.wait_frame()
+        run_s = time.monotonic() - started
+        if not status & STATUS_DONE:
+            break
     if status & STATUS_ERROR:
         info, = await port.read(register_address(Reg.ERROR_INFO), 1)
         if info >> 24 == R500_STAGE:
@@ -123,3 +172,8 @@ async def render_frame(port, scene, *, output="words", cores=None, log=None,
 def render_frame_blocking(host, scene, **options):
     """``render_frame`` for a synchronous ``host`` (see BlockingPort)."""
     return run_blocking(render_frame(BlockingPort(host), scene, **options))
+
+
+def show_scene_blocking(host, scene, **options):
+    """``show_scene`` for a synchronous ``host``."""
+    return run_blocking(show_scene(BlockingPort(host), scene, **options))

@@ -177,30 +177,32 @@ def _pyramid(size, base_centre, half_base, height, yaw_degrees, baked):
     return triangles
 
 
-def demo_scene(size=128, bands=4, texture_size=128, baked_lighting=True):
-    """The demo scene at size x size pixels split into `bands` horizontal strips of whole rows
-    (the last strip takes any remainder), with a texture_size x texture_size texture. 28
-    triangles (sky, floor, two cubes, a pyramid), all in front of the camera. Without
-    ``baked_lighting`` every face shows its brightest tiles, for a program that lights them."""
-    if size < 1 or not 1 <= bands <= size:
-        raise ValueError(f"need 1 <= bands <= size, got size={size}, bands={bands}")
+def demo_scene(size=128, bands=4, texture_size=128, baked_lighting=True, height=None):
+    """The demo scene at size x size pixels (or size x ``height``: the window widened to keep
+    the pixels square) split into `bands` horizontal strips of whole rows (the last strip takes
+    any remainder), with a texture_size x texture_size texture. 28 triangles (sky, floor, two
+    cubes, a pyramid), all in front of the camera. Without ``baked_lighting`` every face shows
+    its brightest tiles, for a program that lights them."""
+    width, height = size, height or size
+    if width < 1 or not 1 <= bands <= height:
+        raise ValueError(f"need 1 <= bands <= height, got {width}x{height}, bands={bands}")
     if texture_size < 16 or texture_size & (texture_size - 1):
         raise ValueError(f"texture_size must be a power of two >= 16, got {texture_size}")
 
     config = [
         (0, q(1.0), 0),                                   # LIGHT_INFO as the originals (unused)
         _row(*CAMERA),
-        _row(*WINDOW_MIN),
-        _row(*WINDOW_MAX),
-        _row(size, size),
+        _row(WINDOW_MIN[0] * width / height, WINDOW_MIN[1]),
+        _row(WINDOW_MAX[0] * width / height, WINDOW_MAX[1]),
+        _row(width, height),
         _row(texture_size, texture_size),
     ]
-    rows_per_band = size // bands
+    rows_per_band = height // bands
     band_rows = []
     for b in range(bands):
         start = b * rows_per_band
-        end = size if b == bands - 1 else start + rows_per_band
-        band_rows.append((_row(0, start), _row(size, end)))
+        end = height if b == bands - 1 else start + rows_per_band
+        band_rows.append((_row(0, start), _row(width, end)))
 
     ts = texture_size
     floor = [(-10.0, FLOOR_Y, 6.0), (10.0, FLOOR_Y, 6.0), (10.0, FLOOR_Y, -14.0),

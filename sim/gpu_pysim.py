@@ -151,6 +151,11 @@ def render_gpu_pysim(scene, rom, config, vcd=None, progress=None, max_cycles=Non
     Gpu that return async testbenches, run in the background beside the host (e.g. to sample
     signals every cycle, ``bench.pixel_cycles``).
     """
+    if config.memory is not None:
+        # the memory system's SDRAM and display clocks are the system top's (sim/system_top.py),
+        # which the fast simulator runs; the bare Gpu here would wait for SDRAM forever
+        raise GpuRenderError("this preset's memories are in SDRAM, which Amaranth's simulator "
+                             "does not run here: use the fast backend (--backend fast)")
     bins = frame_bins(scene, binning)
     gpu = gpu_for_scene(scene, rom, config, bins)
     cores = config.cores

@@ -23,12 +23,14 @@ RTL_BACKENDS = ("fast", "verilator", "cxxrtl", "pysim")
 
 
 def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=None,
-           progress=None, binning=True):
+           progress=None, binning=True, screen=False):
     """Render ``scene`` on ``config``'s GPU (a ``hdl.config.GpuConfig``, default the
     ``default`` preset; the model shares the bands out over as many cores); return (the output
     memory, stats). The output is words, or with ``stats["output"] == "pixels"`` the
     converted pixels of a GPU with an 8-bit output store. ``binning``: each pixel tests only
-    its bin's triangles (docs/binning.md; the same image)."""
+    its bin's triangles (docs/binning.md; the same image). ``screen`` (rtl on the fast backend,
+    a GPU with a display): ``stats["screen"]`` is the display's picture of the frame, decoded
+    from its TMDS symbols (``sim.display.capture``)."""
     from firmware.rom import default_rom
     from hdl.config import preset
     config = config or preset("default")
@@ -58,14 +60,46 @@ def render(scene, engine="model", config=None, jobs=None, backend="fast", vcd=No
         else:
             from sim.fast import render_gpu_fast
             kwargs = {} if backend == "fast" else {"backend": backend}
+            if screen:
+                kwargs["sim"], capture = _screen_sim(scene, config, binning, kwargs)
             omem, stats = render_gpu_fast(scene, default_rom(), config, progress=progress,
                                           binning=binning, **kwargs)
+            if screen:
+                stats["screen"] = capture.take()
         stats = {"engine": engine, "backend": backend,
                  "output": "pixels" if config.narrow_stores else "words", **stats}
     else:
         raise ValueError(f"unknown engine '{engine}' (model or rtl)")
     stats["wall_s"] = round(time.monotonic() - start, 3)
     return omem, stats
+
+
+def _write_screen(path, screen, rgb, mode):
+    """Write the display's picture; say whether it is the frame scaled and centred, and what
+    the stream showed; a picture that is not exits 1."""
+    from sim.display.capture import stream_checks
+    from sim.display.raster import scaled_screen
+    from sim.image import write_png
+    write_png(path, screen.picture[::-1])           # (the monitor's rows from the top)
+    differ = int((screen.picture != scaled_screen(rgb[::-1], mode)).any(axis=-1).sum())
+    print(f"{path}: {'identical to' if not differ else f'{differ} pixels differ from'} the "
+          f"frame scaled and centred; stream: {stream_checks(screen.timing)}", file=sys.stderr)
+    if differ:
+        raise SystemExit(1)
+
+
+def _screen_sim(scene, config, binning, kwargs):
+    """(a fast simulation of ``config``'s GPU with its display, a ScreenCapture on it)."""
+    from firmware.rom import default_rom
+    from sim.bins import frame_bins
+    from sim.display.capture import ScreenCapture
+    from sim.fast.gpu import gpu_sim
+    memory = config.memory
+    if memory is None:
+        raise ValueError(f"--screen: the GPU has no display (a preset with its memories in "
+                         f"SDRAM, e.g. ulx3s)")
+    sim = gpu_sim(default_rom(), config, scene, frame_bins(scene, binning), **kwargs)
+    return sim, ScreenCapture(sim, memory.mode, memory.clock_hz, memory.pixel_hz)
 
 
 class ProgressBar:
@@ -138,6 +172,9 @@ def main(argv=None):
                         help="model only: host processes (default: all CPUs)")
     parser.add_argument("--stats", help="write render statistics as JSON to this file")
     parser.add_argument("--vcd", help="pysim backend only: write a waveform file")
+    parser.add_argument("--screen", help="rtl on a preset with a display (ulx3s): the "
+                                         "display's 640x480 picture of the frame, decoded from "
+                                         "its TMDS symbols (.png)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--no-binning", dest="binning", action="store_false",
                         help="every pixel tests every triangle (default: only its bin's, "
@@ -154,6 +191,8 @@ def main(argv=None):
                              f"(one of {', '.join(RTL_BACKENDS)})")
         if args.vcd and not (args.engine == "rtl" and args.backend == "pysim"):
             raise SystemExit("sim.render: --vcd needs --engine rtl --backend pysim")
+        if args.screen and not (args.engine == "rtl" and args.backend == "fast"):
+            raise SystemExit("sim.render: --screen needs --engine rtl (the fast backend)")
         from sim.image import output_to_rgb, write_image
         scene = scene_from_arguments(args)
         progress = None
@@ -161,15 +200,17 @@ def main(argv=None):
             progress = ProgressBar(scene.width * scene.height)
         try:
             omem, stats = render(scene, args.engine, config, args.jobs, args.backend,
-                                 args.vcd, progress, args.binning)
+                                 args.vcd, progress, args.binning, screen=bool(args.screen))
         except ImportError as e:
             raise SystemExit(f"sim.render: the rtl engine's {args.backend} backend is not "
                              f"available ({e})") from None
         finally:
             if progress:
                 progress.close()
-        write_image(args.out, output_to_rgb(omem, scene.width, scene.height,
-                                            pixels=stats["output"] == "pixels"))
+        rgb = output_to_rgb(omem, scene.width, scene.height, pixels=stats["output"] == "pixels")
+        write_image(args.out, rgb)
+        if args.screen:
+            _write_screen(args.screen, stats.pop("screen"), rgb, config.memory.mode)
         from sim.sequencer import R500_ROUTINE
         cycles = f", {stats['cycles']:,} cycles" if stats.get("cycles") else ""
         r500 = stats.get("routine_instructions", {}).get(R500_ROUTINE,

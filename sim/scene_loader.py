@@ -8,7 +8,7 @@ import dataclasses
 
 from sim.demo_scene import demo_lit_scene, demo_scene
 from sim.r500.shader_config import load_constants, load_shading, with_uniforms
-from sim.scene import load_scene
+from sim.scene import SceneError, load_scene
 from sim.scene_import import import_scene
 
 __all__ = ["SCENE_ARGUMENT_HELP", "add_shader_arguments", "load_any_scene", "scene_from_arguments",
@@ -16,7 +16,8 @@ __all__ = ["SCENE_ARGUMENT_HELP", "add_shader_arguments", "load_any_scene", "sce
 
 #: the scene argument of every tool that loads one with ``load_any_scene``
 SCENE_ARGUMENT_HELP = ("scene directory (theia-2010 format), a .toml/.json scene description, "
-                       "'demo', or 'demo-lit' (the demo lit by an R500 program)")
+                       "'demo', or 'demo-lit' (the demo lit by an R500 program); "
+                       "'demo:WxH' for another size (128x128 by default)")
 
 
 def add_shader_arguments(parser):
@@ -55,6 +56,17 @@ def shading_for(scene, program=None, constants=None, uniforms=None):
     return with_uniforms(shading, uniforms) if uniforms else shading
 
 
+def _demo_size(name, size):
+    """``demo_scene``'s size arguments for 'WxH' (none for '')."""
+    if not size:
+        return {}
+    width, _, height = size.partition("x")
+    if not (width.isdigit() and height.isdigit() and 0 < int(height) <= int(width) * 4
+            and 0 < int(width) <= 4096 and int(height) <= 4096):
+        raise SceneError(name, "the demo's size is WIDTHxHEIGHT, e.g. demo:320x240")
+    return {"size": int(width), "height": int(height), "bands": min(4, int(height))}
+
+
 def load_any_scene(name, shader=None, constants=None, uniforms=None):
     """The scene ``name`` names (SCENE_ARGUMENT_HELP): ``demo`` is the built-in demo scene, a
     .toml/.json path a scene description (docs/scene-import.md), anything else a scene
@@ -62,10 +74,9 @@ def load_any_scene(name, shader=None, constants=None, uniforms=None):
     ``shader``, ``constants``, ``uniforms``: as ``shading_for``'s. Problems raise SceneError
     (ShaderSourceError for a .frag that does not compile; ValueError for ``constants`` or
     ``uniforms`` without a program)."""
-    if name == "demo":
-        scene = demo_scene()
-    elif name == "demo-lit":
-        scene = demo_lit_scene()
+    base, _, size = str(name).partition(":")
+    if base in ("demo", "demo-lit"):
+        scene = (demo_scene if base == "demo" else demo_lit_scene)(**_demo_size(name, size))
     elif str(name).lower().endswith((".toml", ".json")):
         scene = import_scene(name)
     else:

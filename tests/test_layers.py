@@ -21,7 +21,8 @@ MAY_IMPORT = {
     "hdl.isa": ("hdl.isa", "hdl.lib"),
     "hdl.gpu.scene_layout": ("hdl.isa", "hdl.lib"),
     "hdl.gpu.address_map": ("hdl.isa", "hdl.lib"),
-    "hdl.config": ("hdl.isa", "hdl.lib") + TABLES,
+    # (and the parts and modes a memory system is built for: tables of plain data)
+    "hdl.config": ("hdl.isa", "hdl.lib", "hdl.mem.sdram_chip", "hdl.display.mode") + TABLES,
     "hdl.alu": ("hdl.alu", "hdl.lib", "hdl.isa", "hdl.config"),
     "hdl.core": ("hdl.core", "hdl.alu", "hdl.lib", "hdl.isa", "hdl.config"),
     # the R500 core runs its quads' flow control on the THEIA core's stack engine
@@ -34,6 +35,10 @@ MAY_IMPORT = {
                 "hdl.lib", "hdl.isa", "hdl.config"),
     # the build command puts the board's top (boards/) and the firmware ROM into a bitstream
     "hdl.build": ("hdl", "boards", "firmware"),
+    # the build's tools: nextpnr run under the routing watchdog, which reads its log
+    "hdl.pnr": ("hdl.pnr", "hdl.route_watchdog", "hdl.nextpnr_log"),
+    "hdl.route_watchdog": ("hdl.route_watchdog", "hdl.nextpnr_log"),
+    "hdl.nextpnr_log": ("hdl.nextpnr_log",),
     "firmware": ("firmware", "hdl.isa"),
     "host": ("host", "hdl.isa") + TABLES,
     "sim": ("sim", "host", "hdl", "firmware"),

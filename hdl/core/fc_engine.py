@@ -58,7 +58,9 @@ end. The vote and ``taken`` are registered after the first (in one cycle the qua
 decision and its updates were a path of ~23 ns estimated on the ECP5).
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from typing import NamedTuple
+
+from amaranth.hdl import Cat, Module, Mux, Signal, Value
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
@@ -124,13 +126,7 @@ class FlowControlEngine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         L = self.lanes
-        value_bits = max(self.counter_bits, bits_for(self.loop_depth))
-        counter_max = (1 << self.counter_bits) - 1
-
-        def wire(name, shape, value):
-            s = Signal(shape, name=name)
-            m.d.comb += s.eq(value)
-            return s
+        value_bits = self._value_bits
 
         # --- state (kept as attributes so testbenches can look inside) -----------------------
         self.lane_state = [Signal(2, name=f"lane{i}_state") for i in range(L)]
@@ -152,117 +148,19 @@ class FlowControlEngine(wiring.Component):
         self.alu_result_r, self.pred_r = alu_r, pred_r
 
         inst, addr = self.inst, self.addr
-
-        # --- the state this cycle works on: the start state while ``start`` ------------------
         # (``same_cycle=False``: the state as the flip-flops hold it; ``start`` resets them)
         start = self.start if self.same_cycle else 0
-        state0 = [wire(f"lane{i}_state0", 2, Mux(start, _ACTIVE, self.lane_state[i]))
-                  for i in range(L)]
-        value0 = [wire(f"lane{i}_value0", value_bits, Mux(start, 0, self.lane_value[i]))
-                  for i in range(L)]
-        # a killed lane takes part in nothing: it is never ACTIVE for writes, votes or liveness,
-        # and its state is kept at the end whatever the steps below compute for it
-        moves = wire("moves", L, ~self.killed)
-        active0 = wire("active0", L, Cat(s == _ACTIVE for s in state0) & moves)
-        loop_sp = wire("loop_sp0", loop_sp_r.shape(), Mux(start, 0, loop_sp_r))
-        addr_sp = wire("addr_sp0", addr_sp_r.shape(), Mux(start, 0, addr_sp_r))
-
-        # ALU writes land in ACTIVE lanes first: the FC decision of this cycle sees them
-        alu0 = wire("alu0", L, Mux(start, 0, alu_r))
-        pred0 = [wire(f"lane{i}_pred0", 4, Mux(start, 0, pred_r[i])) for i in range(L)]
-        alu = wire("alu_eff", L, (alu0 & ~(self.alu_result_we & active0))
-                   | (self.alu_result & self.alu_result_we & active0))
-        pred = []
-        for i in range(L):
-            we = Mux(active0[i], self.pred_we[i], 0)
-            pred.append(wire(f"lane{i}_pred_eff", 4,
-                             (pred0[i] & ~we) | (self.pred[i] & we)))
-        # what the FC decision reads: with this cycle's writes, or the flip-flops alone
-        wish_alu, wish_pred = (alu, pred) if self.same_cycle else (alu0, pred0)
-
-        # --- decode ------------------------------------------------------------------------
+        now = self._now(m, start, alu_r, pred_r, loop_sp_r, addr_sp_r)
         op = inst.OP
-        is_loop_op = wire("is_loop_op", 1, (op == FcOp.LOOP) | (op == FcOp.REP))
-        is_end = wire("is_end", 1, (op == FcOp.ENDLOOP) | (op == FcOp.ENDREP))
-        is_break = wire("is_break", 1, (op == FcOp.BREAKLOOP) | (op == FcOp.BREAKREP))
-        is_continue = wire("is_continue", 1, op == FcOp.CONTINUE)
-        pop_cnt = inst.B_POP_CNT
-        level = loop_sp                     # the loop-stack depth, as BREAK/CONTINUE record it
-
-        # top loop entry and the aL output (the topmost LOOP-kind entry)
-        top_count = Signal(8, name="top_count")
-        top_al = Signal(8, name="top_aL")
-        a_l = Signal(8, name="aL0")
-        for i in range(self.loop_depth):
-            with m.If(loop_sp == i + 1):
-                m.d.comb += [top_count.eq(loop_count[i]), top_al.eq(loop_al[i])]
-            with m.If((loop_sp > i) & loop_is_loop[i]):
-                m.d.comb += a_l.eq(loop_al[i])
-        if self.same_cycle:
-            m.d.comb += self.aL.eq(a_l)
-        else:
-            a_l_late = Signal(8, name="aL_late")
-            m.d.sync += a_l_late.eq(Mux(self.start, 0, a_l))
-            m.d.comb += self.aL.eq(a_l_late)
-        count_dec = wire("count_dec", 8, top_count - 1)
-
-        # --- 1. B_ELSE -----------------------------------------------------------------------
-        state1, value1 = [], []
-        for i in range(L):
-            to_inactive = inst.B_ELSE & (state0[i] == _ACTIVE)
-            to_active = inst.B_ELSE & (state0[i] == _INACTIVE) & (value0[i] == 0)
-            state1.append(Mux(to_inactive, _INACTIVE, Mux(to_active, _ACTIVE, state0[i])))
-            value1.append(Mux(to_inactive, 0, value0[i]))
-
-        # --- 2. wishes: bit (alu << 2 | p << 1 | b) of JUMP_FUNC -----------------------------
-        b = self.bool_const.bit_select(addr.bool_addr, 1)
-        wish_bits = []
-        for i in range(L):
-            p = Signal(name=f"lane{i}_p")
-            with m.Switch(self.pred_sel):
-                with m.Case(PredSel.RGBA):
-                    m.d.comb += p.eq(wish_pred[i] == 0xF)
-                for sel in (PredSel.RRRR, PredSel.GGGG, PredSel.BBBB, PredSel.AAAA):
-                    with m.Case(sel):
-                        m.d.comb += p.eq(wish_pred[i][sel - PredSel.RRRR])
-            wish_bits.append(inst.JUMP_FUNC.bit_select(Cat(b, p ^ self.pred_inv, wish_alu[i]),
-                                                       1))
-        wish = wire("wish", L, Cat(wish_bits))
-
-        # --- 4a. ENDLOOP/ENDREP wake their CONTINUE lanes before the vote --------------------
-        state2, value2 = [], []
-        for i in range(L):
-            wake = is_end & (state1[i] == _CONTINUE) & (value1[i] == level)
-            state2.append(wire(f"lane{i}_state2", 2, Mux(wake, _ACTIVE, state1[i])))
-            value2.append(wire(f"lane{i}_value2", value_bits, Mux(wake, 0, value1[i])))
-
-        # --- 3. decision among the voters ----------------------------------------------------
-        voters = wire("voters", L, Cat((s == _ACTIVE) for s in state2) & moves
-                      & (self.covered | Mux(inst.IGNORE_UNCOVERED, 0, (1 << L) - 1)))
-        decision = wire("decision", 1, Mux(inst.JUMP_ANY, (voters & wish).any(),
-                                           (voters & ~wish) == 0))
-
-        # --- 4b. BREAK/CONTINUE: wanting ACTIVE lanes leave the iteration --------------------
-        state3, value3, live_bits = [], [], []
-        for i in range(L):
-            leave = (is_break | is_continue) & (state2[i] == _ACTIVE) & wish[i]
-            state3.append(wire(f"lane{i}_state3", 2,
-                               Mux(leave, Mux(is_break, _BREAK, _CONTINUE), state2[i])))
-            value3.append(wire(f"lane{i}_value3", value_bits, Mux(leave, level, value2[i])))
-            live_bits.append((state3[i] == _ACTIVE)
-                             | ((state3[i] == _INACTIVE) & (value3[i] < pop_cnt))
-                             | (is_break & (state3[i] == _CONTINUE) & (value3[i] == level)))
-        live = wire("live", 1, (Cat(live_bits) & moves).any())
-
-        taken = Signal(name="taken")        # the group jumps
-        with m.If(is_loop_op):
-            m.d.comb += taken.eq(decision | (self.int_const.KR == 0))
-        with m.Elif(is_end):
-            m.d.comb += taken.eq(decision & (count_dec != 0))
-        with m.Elif(is_break | is_continue):
-            m.d.comb += taken.eq(decision & ~live)
-        with m.Else():
-            m.d.comb += taken.eq(decision)
+        is_loop_op = _wire(m, "is_loop_op", 1, (op == FcOp.LOOP) | (op == FcOp.REP))
+        is_end = _wire(m, "is_end", 1, (op == FcOp.ENDLOOP) | (op == FcOp.ENDREP))
+        is_break = _wire(m, "is_break", 1, (op == FcOp.BREAKLOOP) | (op == FcOp.BREAKREP))
+        is_continue = _wire(m, "is_continue", 1, op == FcOp.CONTINUE)
+        kinds = _Kinds(is_loop_op, is_end, is_break, is_continue)
+        loop_sp, addr_sp = now.loop_sp, now.addr_sp
+        top_count, top_al = self._loop_top(m, loop_sp, loop_count, loop_al, loop_is_loop)
+        count_dec = _wire(m, "count_dec", 8, top_count - 1)
+        state3, value3, wish, taken = self._vote(m, now, kinds, count_dec)
 
         # ``two_cycle``: what the decision leaves for the rest (the lanes after the vote, the
         # wishes, ``taken``) is registered in the instruction's first cycle; the rest (the loop's
@@ -270,82 +168,32 @@ class FlowControlEngine(wiring.Component):
         # from those registers and the state and inputs, which the user holds unchanged
         valid = self.valid
         if self.two_cycle:
-            second = Signal(name="second")
-            m.d.sync += second.eq(self.valid & ~second)
-            valid = wire("valid_second", 1, self.valid & second)
-
-            def registered(name, value, shape):
-                r = Signal(shape, name=f"{name}_r", reset_less=True)
-                m.d.sync += r.eq(value)
-                return r
-            taken = registered("taken", taken, 1)
-            wish = registered("wish", wish, L)
-            state3 = [registered(f"lane{i}_state3", v, 2) for i, v in enumerate(state3)]
-            value3 = [registered(f"lane{i}_value3", v, value_bits) for i, v in enumerate(value3)]
-
-        # leaving the loop wakes its BREAK lanes
-        release = wire("release", 1, (is_end & ~taken) | (is_break & taken))
-        state4, value4 = [], []
-        for i in range(L):
-            wake = release & (state3[i] == _BREAK) & (value3[i] == level)
-            state4.append(wire(f"lane{i}_state4", 2, Mux(wake, _ACTIVE, state3[i])))
-            value4.append(wire(f"lane{i}_value4", value_bits, Mux(wake, 0, value3[i])))
-
-        # --- 5. branch counters --------------------------------------------------------------
-        b_op = wire("b_op", 2, Mux(taken, inst.B_OP1, inst.B_OP0))
-        state5 = [Signal(2, name=f"lane{i}_state5") for i in range(L)]
-        value5 = [Signal(value_bits, name=f"lane{i}_value5") for i in range(L)]
-        overflow_bits = []
-        for i in range(L):
-            inactive = state4[i] == _INACTIVE
-            m.d.comb += [state5[i].eq(state4[i]), value5[i].eq(value4[i])]
-            with m.If(b_op == BranchOp.INCR):
-                with m.If(inactive):
-                    m.d.comb += value5[i].eq(value4[i] + 1)
-                with m.Elif((state4[i] == _ACTIVE) & (wish[i] != taken)):
-                    m.d.comb += [state5[i].eq(_INACTIVE), value5[i].eq(0)]
-            with m.If((b_op == BranchOp.DECR) & inactive):
-                with m.If(value4[i] < pop_cnt):
-                    m.d.comb += [state5[i].eq(_ACTIVE), value5[i].eq(0)]
-                with m.Else():
-                    m.d.comb += value5[i].eq(value4[i] - pop_cnt)
-            overflow_bits.append(moves[i] & inactive & (value4[i] >= counter_max))
-        counter_overflow = wire("counter_overflow", 1,
-                                (b_op == BranchOp.INCR) & Cat(overflow_bits).any())
+            valid, taken, wish, state3, value3 = self._first_cycle(m, taken, wish, state3,
+                                                                   value3)
+        state5, value5, counter_overflow = self._branch_counters(m, now, kinds, state3, value3,
+                                                                 wish, taken)
 
         # --- 6. PC and the address stack -----------------------------------------------------
-        push = wire("push", 1, taken & (inst.A_OP == AddrOp.PUSH))
-        pop = wire("pop", 1, taken & (inst.A_OP == AddrOp.POP))
+        push = _wire(m, "push", 1, taken & (inst.A_OP == AddrOp.PUSH))
+        pop = _wire(m, "pop", 1, taken & (inst.A_OP == AddrOp.POP))
         addr_top = Signal(self.jump_addr_bits, name="addr_top")
         for i in range(self.addr_depth):
             with m.If(addr_sp == i + 1):
                 m.d.comb += addr_top.eq(addr_stack[i])
-        pc_plus_1 = wire("pc_plus_1", self.jump_addr_bits, self.pc + 1)
+        pc_plus_1 = _wire(m, "pc_plus_1", self.jump_addr_bits, self.pc + 1)
         target = Mux(pop, addr_top,
                      addr.jump_addr + Mux(addr.jump_global, 0, self.code_offset))
 
-        # --- errors: the lowest step wins ----------------------------------------------------
-        error_code = Signal(3, name="error_code0")
-        with m.If(is_loop_op & (loop_sp == self.loop_depth)):
-            m.d.comb += error_code.eq(FcError.LOOP_OVERFLOW)
-        with m.Elif((is_end | is_break | is_continue) & (loop_sp == 0)):
-            m.d.comb += error_code.eq(FcError.LOOP_UNDERFLOW)
-        with m.Elif(counter_overflow):
-            m.d.comb += error_code.eq(FcError.COUNTER_OVERFLOW)
-        with m.Elif(push & (addr_sp == self.addr_depth)):
-            m.d.comb += error_code.eq(FcError.ADDR_OVERFLOW)
-        with m.Elif(pop & (addr_sp == 0)):
-            m.d.comb += error_code.eq(FcError.ADDR_UNDERFLOW)
-        commit = wire("commit", 1, valid & (error_code == FcError.NONE))
-
+        error_code = self._error_code(m, kinds, loop_sp, addr_sp, counter_overflow, push, pop)
+        commit = _wire(m, "commit", 1, valid & (error_code == FcError.NONE))
         m.d.comb += [
             self.jump.eq(valid & taken),
             self.next_pc.eq(Mux(self.jump, target, pc_plus_1)),
             self.error.eq(valid & (error_code != FcError.NONE)),
             self.error_code.eq(Mux(valid, error_code, FcError.NONE)),
-            self.active.eq(active0),
-            self.lane_alu_result.eq(alu0),
-            [self.lane_pred[i].eq(pred0[i]) for i in range(L)],
+            self.active.eq(now.active0),
+            self.lane_alu_result.eq(now.alu0),
+            [self.lane_pred[i].eq(now.pred0[i]) for i in range(L)],
             # from flags kept with the stack pointer: one gate from flip-flops (the core's issue
             # decision reads them)
             self.addr_full.eq(~start & addr_full_r),
@@ -353,12 +201,12 @@ class FlowControlEngine(wiring.Component):
         ]
 
         # --- state update --------------------------------------------------------------------
-        m.d.sync += alu_r.eq(alu)
+        m.d.sync += alu_r.eq(now.alu)
         for i in range(L):
             m.d.sync += [
-                self.lane_state[i].eq(Mux(commit & moves[i], state5[i], state0[i])),
-                self.lane_value[i].eq(Mux(commit & moves[i], value5[i], value0[i])),
-                pred_r[i].eq(pred[i]),
+                self.lane_state[i].eq(Mux(commit & now.moves[i], state5[i], now.state0[i])),
+                self.lane_value[i].eq(Mux(commit & now.moves[i], value5[i], now.value0[i])),
+                pred_r[i].eq(now.pred[i]),
             ]
 
         m.d.sync += loop_sp_r.eq(loop_sp)
@@ -400,3 +248,222 @@ class FlowControlEngine(wiring.Component):
                     m.d.sync += [self.lane_state[i].eq(_ACTIVE), self.lane_value[i].eq(0),
                                  pred_r[i].eq(0)]
         return m
+
+    @property
+    def _value_bits(self):
+        return max(self.counter_bits, bits_for(self.loop_depth))
+
+    def _now(self, m, start, alu_r, pred_r, loop_sp_r, addr_sp_r):
+        """The state this cycle works on (the start state while ``start``), and with this
+        cycle's ALU writes."""
+        L, value_bits = self.lanes, self._value_bits
+        state0 = [_wire(m, f"lane{i}_state0", 2, Mux(start, _ACTIVE, self.lane_state[i]))
+                  for i in range(L)]
+        value0 = [_wire(m, f"lane{i}_value0", value_bits, Mux(start, 0, self.lane_value[i]))
+                  for i in range(L)]
+        # a killed lane takes part in nothing: it is never ACTIVE for writes, votes or liveness,
+        # and its state is kept at the end whatever the steps below compute for it
+        moves = _wire(m, "moves", L, ~self.killed)
+        active0 = _wire(m, "active0", L, Cat(s == _ACTIVE for s in state0) & moves)
+        loop_sp = _wire(m, "loop_sp0", loop_sp_r.shape(), Mux(start, 0, loop_sp_r))
+        addr_sp = _wire(m, "addr_sp0", addr_sp_r.shape(), Mux(start, 0, addr_sp_r))
+
+        # ALU writes land in ACTIVE lanes first: the FC decision of this cycle sees them
+        alu0 = _wire(m, "alu0", L, Mux(start, 0, alu_r))
+        pred0 = [_wire(m, f"lane{i}_pred0", 4, Mux(start, 0, pred_r[i])) for i in range(L)]
+        alu = _wire(m, "alu_eff", L, (alu0 & ~(self.alu_result_we & active0))
+                    | (self.alu_result & self.alu_result_we & active0))
+        pred = []
+        for i in range(L):
+            we = Mux(active0[i], self.pred_we[i], 0)
+            pred.append(_wire(m, f"lane{i}_pred_eff", 4, (pred0[i] & ~we) | (self.pred[i] & we)))
+        return _Now(state0, value0, moves, active0, loop_sp, addr_sp, alu0, pred0, alu, pred)
+
+    def _loop_top(self, m, loop_sp, loop_count, loop_al, loop_is_loop):
+        """The top loop entry's count and aL, and the ``aL`` output (the topmost LOOP-kind
+        entry's)."""
+        top_count = Signal(8, name="top_count")
+        top_al = Signal(8, name="top_aL")
+        a_l = Signal(8, name="aL0")
+        for i in range(self.loop_depth):
+            with m.If(loop_sp == i + 1):
+                m.d.comb += [top_count.eq(loop_count[i]), top_al.eq(loop_al[i])]
+            with m.If((loop_sp > i) & loop_is_loop[i]):
+                m.d.comb += a_l.eq(loop_al[i])
+        if self.same_cycle:
+            m.d.comb += self.aL.eq(a_l)
+        else:
+            a_l_late = Signal(8, name="aL_late")
+            m.d.sync += a_l_late.eq(Mux(self.start, 0, a_l))
+            m.d.comb += self.aL.eq(a_l_late)
+        return top_count, top_al
+
+    def _wishes(self, m, now):
+        """Step 2: each lane's wish, bit (alu << 2 | p << 1 | b) of JUMP_FUNC."""
+        inst = self.inst
+        # what the FC decision reads: with this cycle's writes, or the flip-flops alone
+        wish_alu, wish_pred = (now.alu, now.pred) if self.same_cycle else (now.alu0, now.pred0)
+        b = self.bool_const.bit_select(self.addr.bool_addr, 1)
+        wish_bits = []
+        for i in range(self.lanes):
+            p = Signal(name=f"lane{i}_p")
+            with m.Switch(self.pred_sel):
+                with m.Case(PredSel.RGBA):
+                    m.d.comb += p.eq(wish_pred[i] == 0xF)
+                for sel in (PredSel.RRRR, PredSel.GGGG, PredSel.BBBB, PredSel.AAAA):
+                    with m.Case(sel):
+                        m.d.comb += p.eq(wish_pred[i][sel - PredSel.RRRR])
+            wish_bits.append(inst.JUMP_FUNC.bit_select(Cat(b, p ^ self.pred_inv, wish_alu[i]),
+                                                       1))
+        return _wire(m, "wish", self.lanes, Cat(wish_bits))
+
+    def _vote(self, m, now, kinds, count_dec):
+        """Steps 1-4b: B_ELSE, the wishes, ENDLOOP/ENDREP's wake-up, the vote, BREAK/CONTINUE;
+        returns the lanes' states and values after them, the wishes and ``taken`` (the group
+        jumps)."""
+        L, value_bits, inst = self.lanes, self._value_bits, self.inst
+        state0, value0 = now.state0, now.value0
+        level = now.loop_sp                 # the loop-stack depth, as BREAK/CONTINUE record it
+        # --- 1. B_ELSE -----------------------------------------------------------------------
+        state1, value1 = [], []
+        for i in range(L):
+            to_inactive = inst.B_ELSE & (state0[i] == _ACTIVE)
+            to_active = inst.B_ELSE & (state0[i] == _INACTIVE) & (value0[i] == 0)
+            state1.append(Mux(to_inactive, _INACTIVE, Mux(to_active, _ACTIVE, state0[i])))
+            value1.append(Mux(to_inactive, 0, value0[i]))
+
+        wish = self._wishes(m, now)
+
+        # --- 4a. ENDLOOP/ENDREP wake their CONTINUE lanes before the vote --------------------
+        state2, value2 = [], []
+        for i in range(L):
+            wake = kinds.end & (state1[i] == _CONTINUE) & (value1[i] == level)
+            state2.append(_wire(m, f"lane{i}_state2", 2, Mux(wake, _ACTIVE, state1[i])))
+            value2.append(_wire(m, f"lane{i}_value2", value_bits, Mux(wake, 0, value1[i])))
+
+        # --- 3. decision among the voters ----------------------------------------------------
+        voters = _wire(m, "voters", L, Cat((s == _ACTIVE) for s in state2) & now.moves
+                       & (self.covered | Mux(inst.IGNORE_UNCOVERED, 0, (1 << L) - 1)))
+        decision = _wire(m, "decision", 1, Mux(inst.JUMP_ANY, (voters & wish).any(),
+                                               (voters & ~wish) == 0))
+
+        # --- 4b. BREAK/CONTINUE: wanting ACTIVE lanes leave the iteration --------------------
+        is_break, pop_cnt = kinds.brk, inst.B_POP_CNT
+        state3, value3, live_bits = [], [], []
+        for i in range(L):
+            leave = (is_break | kinds.cont) & (state2[i] == _ACTIVE) & wish[i]
+            state3.append(_wire(m, f"lane{i}_state3", 2,
+                                Mux(leave, Mux(is_break, _BREAK, _CONTINUE), state2[i])))
+            value3.append(_wire(m, f"lane{i}_value3", value_bits, Mux(leave, level, value2[i])))
+            live_bits.append((state3[i] == _ACTIVE)
+                             | ((state3[i] == _INACTIVE) & (value3[i] < pop_cnt))
+                             | (is_break & (state3[i] == _CONTINUE) & (value3[i] == level)))
+        live = _wire(m, "live", 1, (Cat(live_bits) & now.moves).any())
+
+        taken = Signal(name="taken")        # the group jumps
+        with m.If(kinds.loop):
+            m.d.comb += taken.eq(decision | (self.int_const.KR == 0))
+        with m.Elif(kinds.end):
+            m.d.comb += taken.eq(decision & (count_dec != 0))
+        with m.Elif(is_break | kinds.cont):
+            m.d.comb += taken.eq(decision & ~live)
+        with m.Else():
+            m.d.comb += taken.eq(decision)
+        return state3, value3, wish, taken
+
+    def _first_cycle(self, m, taken, wish, state3, value3):
+        """``two_cycle``: the instruction's second cycle (``valid`` in it) and, registered from
+        its first, ``taken``, the wishes and the lanes after the vote."""
+        second = Signal(name="second")
+        m.d.sync += second.eq(self.valid & ~second)
+        valid = _wire(m, "valid_second", 1, self.valid & second)
+
+        def registered(name, value, shape):
+            r = Signal(shape, name=f"{name}_r", reset_less=True)
+            m.d.sync += r.eq(value)
+            return r
+        return (valid, registered("taken", taken, 1), registered("wish", wish, self.lanes),
+                [registered(f"lane{i}_state3", v, 2) for i, v in enumerate(state3)],
+                [registered(f"lane{i}_value3", v, self._value_bits) for i, v in enumerate(value3)])
+
+    def _branch_counters(self, m, now, kinds, state3, value3, wish, taken):
+        """Leaving the loop wakes its BREAK lanes; step 5, the branch counters. Returns the
+        lanes' final states and values, and whether a counter overflows."""
+        L, value_bits, inst = self.lanes, self._value_bits, self.inst
+        level, pop_cnt = now.loop_sp, inst.B_POP_CNT
+        counter_max = (1 << self.counter_bits) - 1
+        release = _wire(m, "release", 1, (kinds.end & ~taken) | (kinds.brk & taken))
+        state4, value4 = [], []
+        for i in range(L):
+            wake = release & (state3[i] == _BREAK) & (value3[i] == level)
+            state4.append(_wire(m, f"lane{i}_state4", 2, Mux(wake, _ACTIVE, state3[i])))
+            value4.append(_wire(m, f"lane{i}_value4", value_bits, Mux(wake, 0, value3[i])))
+
+        # --- 5. branch counters --------------------------------------------------------------
+        b_op = _wire(m, "b_op", 2, Mux(taken, inst.B_OP1, inst.B_OP0))
+        state5 = [Signal(2, name=f"lane{i}_state5") for i in range(L)]
+        value5 = [Signal(value_bits, name=f"lane{i}_value5") for i in range(L)]
+        overflow_bits = []
+        for i in range(L):
+            inactive = state4[i] == _INACTIVE
+            m.d.comb += [state5[i].eq(state4[i]), value5[i].eq(value4[i])]
+            with m.If(b_op == BranchOp.INCR):
+                with m.If(inactive):
+                    m.d.comb += value5[i].eq(value4[i] + 1)
+                with m.Elif((state4[i] == _ACTIVE) & (wish[i] != taken)):
+                    m.d.comb += [state5[i].eq(_INACTIVE), value5[i].eq(0)]
+            with m.If((b_op == BranchOp.DECR) & inactive):
+                with m.If(value4[i] < pop_cnt):
+                    m.d.comb += [state5[i].eq(_ACTIVE), value5[i].eq(0)]
+                with m.Else():
+                    m.d.comb += value5[i].eq(value4[i] - pop_cnt)
+            overflow_bits.append(now.moves[i] & inactive & (value4[i] >= counter_max))
+        counter_overflow = _wire(m, "counter_overflow", 1,
+                                 (b_op == BranchOp.INCR) & Cat(overflow_bits).any())
+        return state5, value5, counter_overflow
+
+    def _error_code(self, m, kinds, loop_sp, addr_sp, counter_overflow, push, pop):
+        """The instruction's error: the lowest step wins."""
+        error_code = Signal(3, name="error_code0")
+        with m.If(kinds.loop & (loop_sp == self.loop_depth)):
+            m.d.comb += error_code.eq(FcError.LOOP_OVERFLOW)
+        with m.Elif((kinds.end | kinds.brk | kinds.cont) & (loop_sp == 0)):
+            m.d.comb += error_code.eq(FcError.LOOP_UNDERFLOW)
+        with m.Elif(counter_overflow):
+            m.d.comb += error_code.eq(FcError.COUNTER_OVERFLOW)
+        with m.Elif(push & (addr_sp == self.addr_depth)):
+            m.d.comb += error_code.eq(FcError.ADDR_OVERFLOW)
+        with m.Elif(pop & (addr_sp == 0)):
+            m.d.comb += error_code.eq(FcError.ADDR_UNDERFLOW)
+        return error_code
+
+
+def _wire(m, name, shape, value):
+    """``value`` as a signal called ``name``."""
+    s = Signal(shape, name=name)
+    m.d.comb += s.eq(value)
+    return s
+
+
+class _Now(NamedTuple):
+    """The state an instruction works on, per lane: ``state0``, ``value0``, ``moves`` (not
+    killed), ``active0``, ``alu0``/``pred0`` (before this cycle's ALU writes), ``alu``/``pred``
+    (after them); and the stack pointers."""
+    state0: list
+    value0: list
+    moves: Value
+    active0: Value
+    loop_sp: Value
+    addr_sp: Value
+    alu0: Value
+    pred0: list
+    alu: Value
+    pred: list
+
+
+class _Kinds(NamedTuple):
+    """Which of the loop instructions the FC instruction is."""
+    loop: Value         # LOOP, REP
+    end: Value          # ENDLOOP, ENDREP
+    brk: Value          # BREAKLOOP, BREAKREP
+    cont: Value         # CONTINUE

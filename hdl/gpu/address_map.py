@@ -8,7 +8,8 @@ from enum import IntEnum
 
 __all__ = [
     "Region", "REGION_BASE", "SMALL_REGION_BITS", "LARGE_REGION_BITS", "Reg", "CTRL_START",
-    "STATUS_BUSY", "STATUS_DONE", "STATUS_ERROR", "FRAME_ENDED", "COUNTERS", "ROW_WORDS",
+    "CTRL_RUN", "CTRL_STOP", "STATUS_BUSY", "STATUS_DONE", "STATUS_ERROR", "STATUS_RUNNING",
+    "FRAME_ENDED", "COUNTERS", "ROW_WORDS", "display_word",
     "BAND_WORDS", "R500_STAGE", "host_address", "register_address",
     "R5Area", "R5Reg", "R5_CTRL_RUN", "R5_CTRL_CLEAR", "R5_STATUS_BUSY", "R5_STATUS_DONE",
     "R5_STATUS_FAULT", "R5_PROGRAM_STRIDE", "R5_TEMP_STRIDE", "r500_address", "sampler_fields",
@@ -63,10 +64,19 @@ class Reg(IntEnum):
     BIN_GRID = 16
     BIN_TABLE = 17
     BIN_LIST = 18
+    # a GPU with a display (memory in SDRAM): the frame it shows, bits 15:0 the width and
+    # 31:16 the height (0: the plain screen; it reads 0 without a display), and the frames
+    # finished since reset (read only)
+    DISPLAY = 19
+    FRAMES = 20
 
 
-CTRL_START = 1 << 0
-STATUS_BUSY, STATUS_DONE, STATUS_ERROR = 1 << 0, 1 << 1, 1 << 2
+#: CTRL: render one frame; render frames one after another (continuous rendering); stop
+#: after the frame under way
+CTRL_START, CTRL_RUN, CTRL_STOP = 1 << 0, 1 << 1, 1 << 2
+#: STATUS: a frame is under way (or asked for); the last frame finished; it stopped with an
+#: error; frames are rendered one after another
+STATUS_BUSY, STATUS_DONE, STATUS_ERROR, STATUS_RUNNING = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 #: STATUS bits that end the wait for a frame
 FRAME_ENDED = STATUS_DONE | STATUS_ERROR
 #: the frame counters by the names the renderers' stats give them, in address order
@@ -87,6 +97,11 @@ R500_STAGE = 0xFF
 def host_address(region, offset=0):
     """The word address of ``offset`` in ``region`` (a Region)."""
     return REGION_BASE[region] + offset
+
+
+def display_word(width, height):
+    """DISPLAY's value for a ``width`` x ``height`` frame."""
+    return width | height << 16
 
 
 def register_address(reg):

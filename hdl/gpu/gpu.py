@@ -50,16 +50,20 @@ from hdl.config import DividerSharing
 from hdl.core.ports import OutputWrite
 from hdl.core.shader_core import ShaderCore
 from hdl.gpu.dispatcher import Dispatcher
+from hdl.gpu.frame_control import FrameControl
 from hdl.gpu.frame_status import COUNTS, FrameStatus
 from hdl.gpu.host_bus import HostBus
 from hdl.gpu.host_port import CONFIG_ROWS, SLOW_READ, HostPort
 from hdl.gpu.io_unit import BandEntry, IoUnit
+from hdl.gpu.memory_system import MAX_WORDS, MemorySystem, display_link
 from hdl.gpu.narrow_store import PixelStore, TextureStore
 from hdl.gpu.r500_port import R500Port
 from hdl.gpu.r500_stage import R500Stage
 from hdl.isa import VectorLayout
 from hdl.lib.arbiter import RoundRobinArbiter, SharedReadPort, SlotArbiter
 from hdl.lib.skid_buffer import SkidBuffer
+from hdl.mem.sdram_arbiter import PORT_ORDER
+from hdl.mem.sdram_bus import SdramBus
 
 __all__ = ["Gpu", "CONFIG_ROWS"]
 
@@ -73,9 +77,15 @@ class Gpu(wiring.Component):
     def __init__(self, rom, config):
         self.config = config
         cores = config.cores
+        memory = config.memory
         super().__init__({
             "host": In(HostBus()),
             "busy": Out(1), "done": Out(1), "error": Out(1),
+            # with the memories in SDRAM: the SDRAM arbiter's ports (hdl/mem/sdram_arbiter.py
+            # PORT_ORDER), the display's GPU side, the memory system's statistics
+            **({"sdram": Out(SdramBus(memory.chip, MAX_WORDS)).array(len(PORT_ORDER)),
+                "display": display_link(memory.mode),
+                "cache_fills": Out(32), "line_writes": Out(32)} if memory else {}),
         })
         self.shared_dividers = [SharedDivider(min(DIVIDER_SLOTS, cores - k))
                                 for k in range(0, cores, DIVIDER_SLOTS)
@@ -85,7 +95,15 @@ class Gpu(wiring.Component):
                              for _ in range(cores)]
         self.io_units = [IoUnit(config.scene_rows) for _ in range(cores)]
         self.scene_mem = Memory(shape=VectorLayout, depth=config.scene_rows, init=[])
-        if config.narrow_stores:
+        tmem_addr_bits = max(ceil_log2(config.tmem_words), 1)
+        self.memory_system = None
+        if memory is not None:
+            # (texture readers: the cores, then the R500 stage)
+            self.memory_system = MemorySystem(config, cores + (config.r500 is not None),
+                                              tmem_addr_bits)
+            self.store_latency = 1              # (no store: the host's reads are answered
+                                                # when the memory system has the word)
+        elif config.narrow_stores:
             self.tmem = TextureStore(config.tmem_words)
             self.omem = PixelStore(config.omem_words)
             self.store_latency = TextureStore.READ_LATENCY     # (PixelStore's too)
@@ -96,7 +114,7 @@ class Gpu(wiring.Component):
         self.band_table = Memory(shape=unsigned(BandEntry.as_shape().size),
                                  depth=config.max_bands, init=[])
         self.r500_stage = (R500Stage(config.r500, cores, config.r500_row_words,
-                                     tmem_addr_bits=max(ceil_log2(config.tmem_words), 1))
+                                     tmem_addr_bits=tmem_addr_bits)
                            if config.r500 is not None else None)
         self.host_port = HostPort(config, self.store_latency, r500=self.r500_stage is not None)
         # region R500: the stage's host state and registers, behind the host port
@@ -114,41 +132,41 @@ class Gpu(wiring.Component):
             for client, core in zip(shared.client,
                                     self.shader_cores[first:first + DIVIDER_SLOTS]):
                 wiring.connect(m, core.div, client)
-        for name in ("scene_mem", "tmem", "omem", "band_table", "host_port"):
+        for name in ("scene_mem", "band_table", "host_port"):
             m.submodules[name] = getattr(self, name)
         m.submodules.dispatcher = dispatcher = Dispatcher(n, self.config.max_bands)
         m.submodules.status = status = FrameStatus(n)
         port = self.host_port
         wiring.connect(m, wiring.flipped(self.host), port.host)
 
-        # A frame start is registered on its way to the dispatcher (``port.start``);
-        # ``frame_busy`` covers that cycle. A frame's output writes pass skid buffers and a
-        # register after their core has finished: the frame lasts until the dispatcher is done
-        # and they have all landed (``writes_landed``, registered: the buffers sit all over the
-        # chip; a write is in one of them from its core's OMWRITE until it lands).
+        # A frame starts when the frame control says (``start``: a host's START or RUN,
+        # registered by the host port, once the frame buffers allow); ``frame_busy`` covers
+        # that cycle. A frame's output writes pass skid buffers and a register after their
+        # core has finished: the frame lasts until the dispatcher is done and they have all
+        # landed (``writes_landed``, registered: the buffers sit all over the chip; a write is
+        # in one of them from its core's OMWRITE until it lands).
+        start = Signal()
         writes_landed = Signal(init=1)
         frame_open = Signal()
         frame_busy = Signal()
         frame_done = Signal()
         frame_error = Signal()
-        shading, shading_error = self._r500(m)
-        m.d.sync += frame_open.eq(port.start | (frame_open & (dispatcher.busy | ~writes_landed
-                                                               | shading)))
-        m.d.comb += [frame_busy.eq(port.start | frame_open),
+        shading, shading_error = self._r500(m, start)
+        m.d.sync += frame_open.eq(start | (frame_open & (dispatcher.busy | ~writes_landed
+                                                          | shading)))
+        m.d.comb += [frame_busy.eq(start | frame_open),
                      frame_error.eq(dispatcher.error | shading_error),
                      frame_done.eq(dispatcher.done & ~frame_open & ~shading_error),
-                     self.busy.eq(frame_busy), self.done.eq(frame_done),
-                     self.error.eq(frame_error), dispatcher.num_bands.eq(port.num_bands),
+                     dispatcher.num_bands.eq(port.num_bands),
                      dispatcher.halt.eq(shading_error), status.r500_error.eq(shading_error),
-                     dispatcher.start.eq(port.start),
-                     port.frame_busy.eq(frame_busy), port.frame_done.eq(frame_done),
-                     port.frame_error.eq(frame_error),
-                     status.start.eq(port.start), status.busy.eq(frame_busy),
+                     dispatcher.start.eq(start), port.frame_error.eq(frame_error),
+                     status.start.eq(start), status.busy.eq(frame_busy),
                      port.cycles.eq(status.cycles), port.error_info.eq(status.error_info)]
         m.d.comb += [getattr(port, f"frame_{name}").eq(getattr(status, f"frame_{name}"))
                      for name in COUNTS]
+        control = self._frame_control(m, start, frame_open, frame_done, frame_error)
 
-        tmem_port, omem_arbiter, chosen_valid = self._stores(m)
+        readers, omem_arbiter, writes_idle = self._stores(m, control)
         scene_ports = self._scene_memory(m)
         table_r = self.band_table.read_port()
         table_w = self.band_table.write_port(granularity=32)
@@ -197,8 +215,8 @@ class Gpu(wiring.Component):
             wiring.connect(m, scene_port.resp[k // SCENE_PORTS], unit.scene_resp)
             m.submodules[f"tm_req{k}"] = tm_req = SkidBuffer(32)
             wiring.connect(m, core.tm_req, tm_req.i)
-            wiring.connect(m, tm_req.o, tmem_port.req[k])
-            wiring.connect(m, tmem_port.resp[k], core.tm_resp)
+            _request(m, tm_req.o, readers[k][0])
+            wiring.connect(m, readers[k][1], core.tm_resp)
             # output writes pass two: one by the core, one by the arbiter (a core's quadrant
             # is far from the arbiter). A write costs nothing for its latency: OMWRITE is done
             # once its requests are taken.
@@ -219,19 +237,39 @@ class Gpu(wiring.Component):
             write_buffers += [stage_req, stage_arb]
             m.submodules.r500_tm_req = stage_tm = SkidBuffer(stage.tm_req.payload.shape())
             wiring.connect(m, stage.tm_req, stage_tm.i)
-            m.d.comb += [tmem_port.req[n + 1].valid.eq(stage_tm.o.valid),
-                         tmem_port.req[n + 1].payload.eq(stage_tm.o.payload),
-                         stage_tm.o.ready.eq(tmem_port.req[n + 1].ready)]
-            wiring.connect(m, tmem_port.resp[n + 1], stage.tm_resp)
+            _request(m, stage_tm.o, readers[n][0])
+            wiring.connect(m, readers[n][1], stage.tm_resp)
             for k, core in enumerate(self.shader_cores):
                 m.d.comb += [core.r500.eq(self.r500_port.shade),
                              stage.pixel_hit[k].eq(core.pixel_hit),
                              stage.band_done[k].eq(core.band_done)]
                 wiring.connect(m, core.export, stage.export[k])
-        m.d.sync += writes_landed.eq(Cat(b.empty for b in write_buffers).all() & ~chosen_valid)
+        buffers_empty = Cat(b.empty for b in write_buffers).all()
+        m.d.sync += writes_landed.eq(buffers_empty & writes_idle)
+        if self.memory_system is not None:
+            # the frame writer's last lines leave once no core will write more
+            m.d.sync += self.memory_system.flush.eq(buffers_empty & ~dispatcher.busy
+                                                     & ~shading)
         return m
 
-    def _r500(self, m):
+    def _frame_control(self, m, start, frame_open, frame_done, frame_error):
+        """The frame control (hdl/gpu/frame_control.py) between the host port and ``start``;
+        what the host port and the LEDs see of the frame."""
+        port = self.host_port
+        m.submodules.frame_control = control = FrameControl()
+        memory = self.memory_system
+        m.d.comb += [control.start_request.eq(port.start), control.run_request.eq(port.run),
+                     control.stop_request.eq(port.stop),
+                     control.may_start.eq(memory.may_start if memory is not None else 1),
+                     control.frame_busy.eq(frame_open), control.frame_done.eq(frame_done),
+                     control.frame_error.eq(frame_error), start.eq(control.start),
+                     port.frame_busy.eq(control.busy), port.frame_done.eq(control.done),
+                     port.running.eq(control.running), port.frames.eq(control.frames),
+                     self.busy.eq(control.busy), self.done.eq(control.done),
+                     self.error.eq(frame_error)]
+        return control
+
+    def _r500(self, m, start):
         """The R500 stage and its host state; returns (it is shading, it stopped with an
         error)."""
         stage, state = self.r500_stage, self.r500_port
@@ -246,7 +284,7 @@ class Gpu(wiring.Component):
                      stage.start_pc.eq(state.start_pc), stage.end_pc.eq(state.end_pc),
                      stage.max_instructions.eq(state.max_instructions),
                      stage.inputs.eq(state.inputs), stage.width.eq(state.width),
-                     stage.start.eq(self.host_port.start),
+                     stage.start.eq(start),
                      state.status.eq(Cat(stage.busy, 0, stage.error)),
                      state.fault.eq(stage.fault), state.fault_pixel.eq(stage.fault_pixel),
                      state.instructions.eq(stage.instructions), state.quads.eq(stage.quads),
@@ -255,11 +293,17 @@ class Gpu(wiring.Component):
                                                              stage.export_wait))]
         return stage.busy, stage.error
 
-    def _stores(self, m):
+    def _stores(self, m, control):
         """The texture store's shared read port, the output store's arbiter; the host's
-        requests as the last client of each. Returns (texture port, output arbiter, "an
-        output write is on its way to the store")."""
+        requests as the last client of each (or the memories in SDRAM:
+        ``_memory_stores``). Returns (the texture readers' (request, answer) ports: the
+        cores', then the R500 stage's; the output arbiter; "no output write is on its way to
+        the store")."""
+        if self.memory_system is not None:
+            return self._memory_stores(m, control)
         n, port = self.config.cores, self.host_port
+        m.submodules.tmem = self.tmem
+        m.submodules.omem = self.omem
         # (the host's requests after the cores', then the R500 stage's)
         clients = n + 1 + (self.r500_stage is not None)
         m.submodules.tmem_port = tmem_port = SharedReadPort(
@@ -288,7 +332,34 @@ class Gpu(wiring.Component):
         omem_r = self.omem.read_port()
         m.d.comb += [omem_r.addr.eq(port.omem_r_addr), omem_r.en.eq(port.omem_r_en),
                      port.omem_r_data.eq(omem_r.data)]
-        return tmem_port, omem_arbiter, chosen_valid
+        readers = [(tmem_port.req[k], tmem_port.resp[k])
+                   for k in (*range(n), *((n + 1,) if self.r500_stage else ()))]
+        return readers, omem_arbiter, ~chosen_valid
+
+    def _memory_stores(self, m, control):
+        """The memories in SDRAM (hdl/gpu/memory_system.py): the texture readers' cache, the
+        output arbiter (the host's writes after the cores', then the R500 stage's) in front of
+        the frame writer, the host's texture and output accesses, the display's side."""
+        n, port, memory = self.config.cores, self.host_port, self.memory_system
+        m.submodules.memory = memory
+        clients = n + 1 + (self.r500_stage is not None)
+        m.submodules.omem_arbiter = omem_arbiter = (
+            SlotArbiter if self.config.slotted_ports else RoundRobinArbiter)(clients, OutputWrite)
+        wiring.connect(m, port.om_req, omem_arbiter.i[n])
+        # the arbiter's choice passes a skid buffer (its requesters sit by the cores)
+        m.submodules.omem_chosen = chosen = SkidBuffer(OutputWrite)
+        wiring.connect(m, omem_arbiter.o, chosen.i)
+        wiring.connect(m, chosen.o, memory.output)
+        wiring.connect(m, port.memory_req, memory.host_req)
+        wiring.connect(m, memory.host_resp, port.memory_resp)
+        for k in range(len(PORT_ORDER)):
+            wiring.connect(m, memory.sdram[k], wiring.flipped(self.sdram[k]))
+        wiring.connect(m, wiring.flipped(self.display), memory.display)
+        m.d.comb += [memory.width.eq(port.display_width), memory.height.eq(port.display_height),
+                     memory.finished.eq(control.finished),
+                     self.cache_fills.eq(memory.fills), self.line_writes.eq(memory.line_writes)]
+        readers = [(memory.tex_req[k], memory.tex_resp[k]) for k in range(len(memory.tex_req))]
+        return readers, omem_arbiter, chosen.empty & memory.landed
 
     def _scene_memory(self, m):
         """Scene port p serves IO units p, p + SCENE_PORTS, ...; the words are registered on
@@ -317,3 +388,10 @@ class Gpu(wiring.Component):
         for scene_port, read, address in zip(scene_ports, scene_reads, read_addresses):
             m.d.comb += [read.addr.eq(address), scene_port.mem_data.eq(read.data)]
         return scene_ports
+
+
+def _request(m, source, sink):
+    """Stream ``source`` into ``sink`` (a texture reader's word address: the width of its
+    store's)."""
+    m.d.comb += [sink.valid.eq(source.valid), sink.payload.eq(source.payload),
+                 source.ready.eq(sink.ready)]

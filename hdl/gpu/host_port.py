@@ -22,15 +22,23 @@ holds a request until it is taken). So the memories' arbiters see flip-flops, an
   read is taken until then, so answers stay in order. Output reads are answered
   ``output_latency`` cycles after they are taken (the words are registered on the way out: the
   store is many block RAMs spread over the chip); no read is taken in between.
+* With the memories in SDRAM (``GpuConfig.memory``), texture writes and reads and output reads
+  are requests to the memory system (``memory_req``, hdl/gpu/host_memory.py), a read answered
+  when its word comes (``memory_resp``; no other read is taken until then); output writes go
+  to the output arbiter as before. DISPLAY holds the frame size the display shows.
+* CTRL's START, RUN and STOP leave registered (``start``, ``run``, ``stop``) for the frame
+  control (hdl/gpu/frame_control.py), which says when the frame begins.
 """
 
-from amaranth import Cat, Module, Mux, Signal
+from amaranth import C, Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hdl.core.ports import IoRow, OutputWrite
 from hdl.gpu.frame_status import COUNTS
+from hdl.gpu.address_map import CTRL_RUN, CTRL_STOP
 from hdl.gpu.host_bus import AddressDecoder, CTRL_START, HostBus, Reg, Region
+from hdl.gpu.host_memory import HostMemoryRequest
 from hdl.gpu.io_unit import BandEntry
 from hdl.gpu.scene_layout import GRID_AXIS_BITS
 from hdl.gpu.r500_port import R500Request
@@ -60,7 +68,9 @@ class HostPort(wiring.Component):
     core's ``imem_*``; ``tm_req``/``tm_resp`` (host texture reads), ``om_req`` (host output
     writes), ``omem_r_*`` (host output reads); with ``r500``, the requests to region R500
     (``r500``, an ``R500Request``: the R500 stage's host state and registers,
-    hdl/gpu/r500_port.py)."""
+    hdl/gpu/r500_port.py). ``run``, ``stop`` (CTRL), ``running`` and ``frames`` (the frame
+    control's). With ``config.memory``, in place of the texture store's and output store's
+    ports: ``memory_req``/``memory_resp`` and ``display_width``, ``display_height``."""
 
     def __init__(self, config, store_latency, r500=False):
         self.gpu_config = config
@@ -82,14 +92,19 @@ class HostPort(wiring.Component):
             "scene_write": Out(1), "scene_w_en": Out(1),
             "scene_w_addr": Out(range(config.scene_rows)),
             "scene_w_data": Out(VectorLayout),
-            "tmem_w_addr": Out(24), "tmem_w_data": Out(32), "tmem_w_en": Out(1),
             "imem_we": Out(1).array(cores), "imem_addr": Out(range(user_words)).array(cores),
             "imem_data": Out(64).array(cores),
-            "tm_req": Out(stream.Signature(32)),
-            "tm_resp": In(stream.Signature(32, always_ready=True)),
             "om_req": Out(stream.Signature(OutputWrite)),
-            "omem_r_addr": Out(24), "omem_r_en": Out(1), "omem_r_data": In(32),
+            "run": Out(1), "stop": Out(1), "running": In(1), "frames": In(32),
             **({"r500": Out(R500Request())} if r500 else {}),
+            **({"memory_req": Out(stream.Signature(HostMemoryRequest)),
+                "memory_resp": In(stream.Signature(32, always_ready=True)),
+                "display_width": Out(16), "display_height": Out(16)}
+               if config.memory is not None else
+               {"tmem_w_addr": Out(24), "tmem_w_data": Out(32), "tmem_w_en": Out(1),
+                "tm_req": Out(stream.Signature(32)),
+                "tm_resp": In(stream.Signature(32, always_ready=True)),
+                "omem_r_addr": Out(24), "omem_r_en": Out(1), "omem_r_data": In(32)}),
         })
 
     def elaborate(self, platform):
@@ -100,7 +115,10 @@ class HostPort(wiring.Component):
         band_in_flight = self._band_table(m)
         self._scene(m)
         code_in_flight = self._user_code(m)
-        self._texture(m)
+        if self.gpu_config.memory is not None:
+            self._memory(m)
+        else:
+            self._texture(m)
         self._output(m)
         self._control(m, code_in_flight, band_in_flight)
         self._r500(m)
@@ -247,7 +265,7 @@ class HostPort(wiring.Component):
             m.d.comb += host.ready.eq(~self.frame_busy)
         m.submodules.host_tm_req = host_tm_req = SkidBuffer(32)
         wiring.connect(m, host_tm_req.o, wiring.flipped(self.tm_req))
-        self.texture_pending = texture_pending = Signal()
+        self.read_pending = texture_pending = Signal()
         texture_read = self.is_read & self.texture_hit
         m.d.comb += [host_tm_req.i.valid.eq(texture_read & ~texture_pending),
                      host_tm_req.i.payload.eq(offset)]
@@ -258,6 +276,28 @@ class HostPort(wiring.Component):
         with m.Elif(self.tm_resp.valid):
             m.d.sync += texture_pending.eq(0)
 
+    def _memory(self, m):
+        """Texture writes and reads, output reads: requests to the memory system in SDRAM
+        (texture writes only between frames); a read is answered when its word comes."""
+        host, offset = self.host, self.offset
+        m.submodules.host_memory = request = SkidBuffer(HostMemoryRequest)
+        wiring.connect(m, request.o, wiring.flipped(self.memory_req))
+        self.read_pending = pending = Signal()       # a read waits for its word
+        texture_write = self.is_write & self.texture_hit
+        read = self.is_read & (self.texture_hit | self.output_hit)
+        wanted = (texture_write & ~self.frame_busy) | (read & ~pending)
+        m.d.comb += [request.i.valid.eq(wanted),
+                     request.i.payload.write.eq(self.is_write),
+                     request.i.payload.output.eq(self.output_hit),
+                     request.i.payload.offset.eq(offset),
+                     request.i.payload.data.eq(host.wdata)]
+        with m.If(texture_write | read):
+            m.d.comb += host.ready.eq(wanted & request.i.ready)
+        with m.If(request.i.valid & request.i.ready & ~self.is_write):
+            m.d.sync += pending.eq(1)
+        with m.Elif(self.memory_resp.valid):
+            m.d.sync += pending.eq(0)
+
     def _output(self, m):
         host, offset = self.host, self.offset
         m.submodules.host_om_req = host_om_req = SkidBuffer(OutputWrite)
@@ -267,8 +307,9 @@ class HostPort(wiring.Component):
                      host_om_req.i.payload.data.eq(host.wdata)]
         with m.If(self.is_write & self.output_hit):
             m.d.comb += host.ready.eq(host_om_req.i.ready)
-        m.d.comb += [self.omem_r_addr.eq(offset),
-                     self.omem_r_en.eq(self.is_read & self.output_hit)]
+        if self.gpu_config.memory is None:
+            m.d.comb += [self.omem_r_addr.eq(offset),
+                         self.omem_r_en.eq(self.is_read & self.output_hit)]
 
     def _control(self, m, code_in_flight, band_in_flight):
         host, offset, config = self.host, self.offset, self.gpu_config
@@ -277,10 +318,15 @@ class HostPort(wiring.Component):
             m.d.comb += host.ready.eq(0)        # (a start waits for the configuration row,
                                                 # the user code and the band table entry)
         start = Signal()
-        m.d.comb += start.eq(control_write & (offset == Reg.CTRL)
-                             & ((host.wdata & CTRL_START) != 0) & ~self.frame_busy
-                             & ~self.config_held & ~code_in_flight & ~band_in_flight)
-        m.d.sync += self.start.eq(start)
+        ctrl = control_write & (offset == Reg.CTRL) & ~self.config_held & ~code_in_flight \
+            & ~band_in_flight
+        m.d.comb += start.eq(ctrl & ((host.wdata & CTRL_START) != 0) & ~self.frame_busy)
+        m.d.sync += [self.start.eq(start), self.run.eq(ctrl & ((host.wdata & CTRL_RUN) != 0)),
+                     self.stop.eq(ctrl & ((host.wdata & CTRL_STOP) != 0))]
+        if config.memory is not None:
+            with m.If(control_write & (offset == Reg.DISPLAY)):
+                m.d.sync += [self.display_width.eq(host.wdata[:16]),
+                             self.display_height.eq(host.wdata[16:])]
         for reg, register, limit in ((Reg.NUM_TRIANGLES, self.num_triangles,
                                       config.max_triangles),
                                      (Reg.NUM_BANDS, self.num_bands, config.max_bands)):
@@ -297,7 +343,9 @@ class HostPort(wiring.Component):
         host, region = self.host, self.region
         output_latency = max(self.store_latency, SLOW_READ)
         output_due = Signal(output_latency)     # an output read on its way, a bit per cycle
-        status = Cat(self.frame_busy, self.frame_done, self.frame_error)
+        status = Cat(self.frame_busy, self.frame_done, self.frame_error, self.running)
+        display = (Cat(self.display_width, self.display_height)
+                   if self.gpu_config.memory is not None else 0)
         register_value = Signal(32)
         with m.Switch(self.offset):
             for reg_index, value in ((Reg.STATUS, status), (Reg.NUM_TRIANGLES, self.num_triangles),
@@ -309,6 +357,7 @@ class HostPort(wiring.Component):
                                      (Reg.BIN_TABLE, self.bin_table),
                                      (Reg.BIN_LIST, self.bin_list),
                                      (Reg.CYCLES, self.cycles),
+                                     (Reg.DISPLAY, display), (Reg.FRAMES, self.frames),
                                      *((reg, getattr(self, f"frame_{name}"))
                                        for name, reg in _COUNTER_REGS.items())):
                 with m.Case(reg_index):
@@ -316,17 +365,22 @@ class HostPort(wiring.Component):
         answer = Signal()
         answer_from = Signal(Region)
         answer_register = Signal(32)
-        with m.If(self.is_read & (output_due[:-1].any() | self.texture_pending)):
+        with m.If(self.is_read & (output_due[:-1].any() | self.read_pending)):
             m.d.comb += host.ready.eq(0)
+        memory = self.gpu_config.memory is not None
         read_taken = self.is_read & host.ready
         answer_late = output_due[-1]            # an output read taken output_latency ago
         omem_data = Signal(32)
-        m.d.sync += [answer.eq(read_taken),
-                     output_due.eq(Cat(read_taken & self.output_hit, output_due[:-1]))]
-        if self.store_latency < SLOW_READ:
+        # (a Python bool: output reads of the memory system are answered by ``memory_resp``)
+        store_read = C(0, 1) if memory else read_taken & self.output_hit
+        m.d.sync += [answer.eq(read_taken), output_due.eq(Cat(store_read, output_due[:-1]))]
+        if memory:
+            pass                                # (words from ``memory_resp``)
+        elif self.store_latency < SLOW_READ:
             m.d.sync += omem_data.eq(self.omem_r_data)
         else:
             m.d.comb += omem_data.eq(self.omem_r_data)
+        stored = self.memory_resp if memory else self.tm_resp   # texture words (and output)
         with m.If(read_taken):
             with m.If(self.texture_hit | self.output_hit | (region == Region.CONTROL)
                       | ((region == Region.R500) & self.has_r500)):
@@ -338,18 +392,18 @@ class HostPort(wiring.Component):
         # ``omem_data``)
         with m.Switch(answer_from):
             with m.Case(Region.TEXTURE):
-                m.d.comb += host.rvalid.eq(self.tm_resp.valid)
+                m.d.comb += host.rvalid.eq(stored.valid)
             with m.Case(Region.OUTPUT):
-                m.d.comb += host.rvalid.eq(answer_late)
+                m.d.comb += host.rvalid.eq(stored.valid if memory else answer_late)
             with m.Default():
                 m.d.comb += host.rvalid.eq(answer)
         with m.Switch(answer_from):
             with m.Case(Region.CONTROL):
                 m.d.comb += host.rdata.eq(answer_register)
             with m.Case(Region.TEXTURE):
-                m.d.comb += host.rdata.eq(self.tm_resp.payload)
+                m.d.comb += host.rdata.eq(stored.payload)
             with m.Case(Region.OUTPUT):
-                m.d.comb += host.rdata.eq(omem_data)
+                m.d.comb += host.rdata.eq(stored.payload if memory else omem_data)
             if self.has_r500:
                 with m.Case(Region.R500):
                     m.d.comb += host.rdata.eq(self.r500.rdata)

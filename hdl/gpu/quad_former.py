@@ -48,6 +48,16 @@ ADDR_BITS = 24
 HEADER_WORDS = 4            # x | y << 16 | hit << 31, then the three output addresses
 
 
+#: the pixel being exported: its position, hit flag and output addresses
+_PIXEL = data.StructLayout({"x": 16, "y": 16, "hit": 1, "addrs": data.ArrayLayout(ADDR_BITS, 3)})
+#: the lane whose header-derived words go out
+_HEADER = data.StructLayout({"lane": 2, "x": 16, "y": 16, "hit": 1})
+#: the row buffer's record being popped into a lane: header words still to read, the export
+#: word the next kept one is, the header's fields
+_POPPING = data.StructLayout({"lane": 2, "word": range(HEADER_WORDS + 1),
+                             "k": range(EXPORT_WORDS + 1), "x": 16, "y": 16, "hit": 1})
+
+
 def _export_temp(k):
     """(temporary, channel) export word k (3-35) becomes, or None: TEXTURE_COLOR's x, y, z are
     temporary 0; LAST_u.x, LAST_v.x, LAST_t.x temporary 1; then UV0 ... RAY_DIRECTION's rows are
@@ -72,6 +82,36 @@ def quad_launch_layout(contexts):
         "context": range(max(contexts, 2)), "covered": LANES, "x": 16, "y": 16,
         "outputs": data.ArrayLayout(data.ArrayLayout(ADDR_BITS, 3), LANES),
     })
+
+
+class RowBuffer(wiring.Component):
+    """A ring of ``depth`` 32-bit words: ``push`` writes ``w_data`` at the tail, ``pop`` takes
+    the word at the head, which ``head`` shows (the read address is where the head will be);
+    ``level`` words are in."""
+
+    def __init__(self, depth):
+        self.depth = depth
+        super().__init__({"push": In(1), "w_data": In(32), "pop": In(1), "head": Out(32),
+                          "level": Out(range(depth + 1))})
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self.depth
+        ring = m.submodules.ring = Memory(shape=unsigned(32), depth=depth, init=[])
+        ring_w = ring.write_port()
+        ring_r = ring.read_port(transparent_for=(ring_w,))
+        head = Signal(range(depth))          # next word to read
+        tail = Signal(range(depth))          # next word to write
+        push, pop = self.push, self.pop
+        m.d.comb += [ring_w.addr.eq(tail), ring_w.en.eq(push), ring_w.data.eq(self.w_data),
+                     ring_r.addr.eq(Mux(pop, Mux(head == depth - 1, 0, head + 1), head)),
+                     self.head.eq(ring_r.data)]
+        with m.If(push):
+            m.d.sync += tail.eq(Mux(tail == depth - 1, 0, tail + 1))
+        with m.If(pop):
+            m.d.sync += head.eq(Mux(head == depth - 1, 0, head + 1))
+        m.d.sync += self.level.eq(self.level + push - pop)
+        return m
 
 
 class QuadFormer(wiring.Component):
@@ -110,46 +150,26 @@ class QuadFormer(wiring.Component):
         export, load, launch = self.export, self.load, self.launch
         inputs = self.inputs
 
-        # --- the row buffer: a ring of 32-bit words ----------------------------------------
-        ring = m.submodules.ring = Memory(shape=unsigned(32), depth=self.row_words, init=[])
-        ring_w = ring.write_port()
-        ring_r = ring.read_port(transparent_for=(ring_w,))
-        head = Signal(range(self.row_words))          # next word to read
-        tail = Signal(range(self.row_words))          # next word to write
-        level = Signal(range(self.row_words + 1))
-        push, pop = Signal(), Signal()
-        m.d.comb += [ring_w.addr.eq(tail), ring_w.en.eq(push),
-                     ring_r.addr.eq(Mux(pop, Mux(head == self.row_words - 1, 0, head + 1),
-                                        head))]
-        with m.If(push):
-            m.d.sync += tail.eq(Mux(tail == self.row_words - 1, 0, tail + 1))
-        with m.If(pop):
-            m.d.sync += head.eq(Mux(head == self.row_words - 1, 0, head + 1))
-        m.d.sync += level.eq(level + push - pop)
-        # (the read port shows the word at ``head``: the address is where head will be)
+        # --- the row buffer: the upper pixels' records ------------------------------------
+        row = m.submodules.row = RowBuffer(self.row_words)
+        level = row.level
 
         # --- the export word: which pixel word, kept for which temporary --------------------
         k = Signal(range(EXPORT_WORDS))               # the export word expected next
         kept, k_temp, k_channel = self._export_word(m, k)
 
         # --- the pixel being exported --------------------------------------------------------
-        x = Signal(16)
-        y = Signal(16)
-        hit = Signal()
-        addrs = Signal(data.ArrayLayout(ADDR_BITS, 3))
+        pixel = Signal(_PIXEL)
+        x, y, hit, addrs = pixel.x, pixel.y, pixel.hit, pixel.addrs
         lower = y[0]
         lane = Cat(x[0], 1)                           # a lower pixel's lane: 2 or 3
 
         # --- the quad being formed ---------------------------------------------------------
-        context = Signal.like(self.context)
-        covered = Signal(LANES)
-        quad_x = Signal(16)
-        quad_y = Signal(16)
-        outputs = Signal(data.ArrayLayout(data.ArrayLayout(ADDR_BITS, 3), LANES))
+        quad = Signal(quad_launch_layout(self.contexts))
+        context, covered, outputs = quad.context, quad.covered, quad.outputs
+        quad_x, quad_y = quad.x, quad.y
         right_edge = quad_x + 1 >= self.width         # lanes 1 and 3 lie outside the image
-        m.d.comb += [launch.payload.context.eq(context), launch.payload.covered.eq(covered),
-                     launch.payload.x.eq(quad_x), launch.payload.y.eq(quad_y),
-                     launch.payload.outputs.eq(outputs)]
+        m.d.comb += launch.payload.eq(quad)
 
         # a load word (the payload's context is the quad's)
         m.d.comb += load.payload.context.eq(context)
@@ -161,11 +181,8 @@ class QuadFormer(wiring.Component):
 
         # header-derived words of a lane: 0 .a = hit (covered lanes), 9 .r, .g = x, y
         extra = Signal(2)                             # which of them is next
-        extra_lane = Signal(2)
-        extra_x = Signal(16)
-        extra_y = Signal(16)
-        extra_hit = Signal()
-        extra_covered = Signal()
+        header = Signal(_HEADER)                      # whose
+        extra_lane, extra_x, extra_y, extra_hit = header.lane, header.x, header.y, header.hit
 
         def emit_extra(after):
             """Emit the header words of ``extra_lane``; ``after()`` when done."""
@@ -185,20 +202,16 @@ class QuadFormer(wiring.Component):
 
         def start_extra(lane_index, px, py, phit, pcovered):
             m.d.sync += [extra_lane.eq(lane_index), extra_x.eq(px), extra_y.eq(py),
-                         extra_hit.eq(phit), extra_covered.eq(pcovered),
-                         extra.eq(Mux(pcovered, 0, 1))]
+                         extra_hit.eq(phit), extra.eq(Mux(pcovered, 0, 1))]
 
         band_ended = Signal()                         # flush what is left once idle
         with m.If(self.band_done):
             m.d.sync += band_ended.eq(1)
 
         # popping one record of the row buffer into a lane: its header, then its kept words
-        pop_lane = Signal(2)
-        pop_word = Signal(range(HEADER_WORDS + 1))    # header words still to read
-        pop_k = Signal(range(EXPORT_WORDS + 1))       # the export word the next kept one is
-        pop_x = Signal(16)
-        pop_y = Signal(16)
-        pop_hit = Signal()
+        popping = Signal(_POPPING)
+        pop_lane, pop_word, pop_k = popping.lane, popping.word, popping.k
+        pop_x, pop_y, pop_hit = popping.x, popping.y, popping.hit
         p_kept, p_temp, p_channel = self._export_word(m, pop_k)
 
         flushing = Signal()
@@ -230,8 +243,8 @@ class QuadFormer(wiring.Component):
                     with m.Elif(~lower):
                         # an upper pixel's word waits in the row buffer
                         m.d.comb += [export.ready.eq(level < self.row_words),
-                                     push.eq(level < self.row_words),
-                                     ring_w.data.eq(export.payload.data)]
+                                     row.push.eq(level < self.row_words),
+                                     row.w_data.eq(export.payload.data)]
                         with m.If(level < self.row_words):
                             m.d.sync += k.eq(k + 1)
                     with m.Else():
@@ -255,7 +268,7 @@ class QuadFormer(wiring.Component):
                         for n in range(3):
                             with m.Case(n + 1):
                                 m.d.comb += word.eq(addrs[n])
-                    m.d.comb += [push.eq(level < self.row_words), ring_w.data.eq(word)]
+                    m.d.comb += [row.push.eq(level < self.row_words), row.w_data.eq(word)]
                     with m.If(level < self.row_words):
                         m.d.sync += pop_word.eq(pop_word + 1)
                         with m.If(pop_word == HEADER_WORDS - 1):
@@ -280,9 +293,9 @@ class QuadFormer(wiring.Component):
 
             with m.State("POP"):
                 # the record at the head: header words into registers, kept words loaded
-                data_word = ring_r.data
+                data_word = row.head
                 with m.If(pop_word < HEADER_WORDS):
-                    m.d.comb += pop.eq(1)
+                    m.d.comb += row.pop.eq(1)
                     m.d.sync += pop_word.eq(pop_word + 1)
                     with m.Switch(pop_word):
                         with m.Case(0):
@@ -306,7 +319,7 @@ class QuadFormer(wiring.Component):
                     m.d.sync += pop_k.eq(pop_k + 1)
                 with m.Else():
                     emit(pop_lane, p_temp, p_channel, data_word, 1)
-                    m.d.comb += pop.eq(load.ready)
+                    m.d.comb += row.pop.eq(load.ready)
                     with m.If(load.ready):
                         m.d.sync += pop_k.eq(pop_k + 1)
 

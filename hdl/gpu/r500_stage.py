@@ -105,9 +105,10 @@ class R500Stage(wiring.Component):
         wiring.connect(m, wiring.flipped(self.tm_resp), core.tm_resp)
         m.d.comb += self.lane_ops.eq(core.lane_ops)
 
-        draining = Signal()                 # a quad faulted: drop everything until ``start``
-        with m.If(self.start):
-            m.d.sync += draining.eq(0)
+        # the quads launched: their coverage, position and outputs, by context
+        table = m.submodules.quad_table = Memory(shape=quad_launch_layout(q), depth=max(q, 2),
+                                                 init=[])
+        unloading, draining = self._unloader(m, table)
         formers, exports, loads, launches = [], [], [], []
         for k, former in enumerate(self.formers):
             # a drain resets the formers and what they send (what they hold is dropped)
@@ -138,8 +139,7 @@ class R500Stage(wiring.Component):
 
         self._contexts(m, formers, draining)
         load_empty = self._loads(m, loads, draining)
-        self._launches(m, launches, load_empty)
-        unloading = self._unloader(m, draining)
+        self._launches(m, launches, load_empty, table)
         m.submodules.waits = waits = CycleCounters(self.cores + 1)
         m.d.comb += [waits.clear.eq(self.start),
                      waits.events.eq(Cat(*(e.valid & ~e.ready for e in self.export),
@@ -212,17 +212,14 @@ class R500Stage(wiring.Component):
                              & Cat(b.empty for b in buffers).all())
         return empty
 
-    def _launches(self, m, buffers, load_empty):
+    def _launches(self, m, buffers, load_empty, table):
         """A loaded quad (through its former's skid buffer) starts once its words are in; its
         lanes' outputs go to the table."""
         q, core = self.r500.contexts, self.core
-        layout = quad_launch_layout(q)
-        m.submodules.launches = launches = RoundRobinArbiter(len(buffers), layout)
+        m.submodules.launches = launches = RoundRobinArbiter(len(buffers), quad_launch_layout(q))
         for k, buffer in enumerate(buffers):
             wiring.connect(m, buffer.o, launches.i[k])
-        self.quad_table = m.submodules.quad_table = Memory(shape=layout, depth=max(q, 2),
-                                                           init=[])
-        table_w = self.quad_table.write_port()
+        table_w = table.write_port()
         go = launches.o.valid & load_empty
         quad = launches.o.payload
         m.d.comb += [launches.o.ready.eq(load_empty),
@@ -230,16 +227,20 @@ class R500Stage(wiring.Component):
                      core.launch.covered.eq(quad.covered),
                      table_w.en.eq(go), table_w.addr.eq(quad.context), table_w.data.eq(quad)]
 
-    def _unloader(self, m, draining):
+    def _unloader(self, m, table):
         """Finished contexts in turn: render target 0 of each lane to the output memory, then
-        free; a fault stops the stage. Returns "a context is being unloaded"."""
+        free; a fault stops the stage. Returns "a context is being unloaded" and ``draining``
+        (a quad faulted: drop everything until ``start``)."""
         q, core = self.r500.contexts, self.core
+        draining = Signal()
+        with m.If(self.start):
+            m.d.sync += draining.eq(0)
         done = Cat(s == ContextState.DONE for s in core.state)
         loading = Cat(s == ContextState.LOADING for s in core.state)
         context = Signal(range(max(q, 2)))
         lane = Signal(2)
         channel = Signal(2)
-        table_r = self.quad_table.read_port()
+        table_r = table.read_port()
         quad = table_r.data
         m.d.comb += [table_r.addr.eq(context),
                      core.target_read.context.eq(context), core.target_read.lane.eq(lane),
@@ -305,4 +306,4 @@ class R500Stage(wiring.Component):
                 m.d.sync += [self.quads.eq(self.quads + 1),
                              self.instructions.eq(self.instructions + instructions)]
                 m.next = "IDLE"
-        return ~fsm.ongoing("IDLE")
+        return ~fsm.ongoing("IDLE"), draining

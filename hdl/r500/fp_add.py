@@ -16,8 +16,7 @@ Pipeline, LATENCY = 4 cycles, one new addition every cycle, never stalls:
    at the 2^-126 binade so the bits land on the 2^-149 grid where the model rounds them;
 4. round to nearest even, pack, overflow to infinity, flush below 2^-126, the special results.
 
-Yosys synth_ecp5 (standalone): 710 LUT4 + 75 CCU2C, 304 FF, no DSP; nextpnr out of context on
-the 85F, speed 6: 79-86 MHz depending on the seed (the path: stage 3's count and shift).
+Resources and Fmax out of context: docs/r500-rtl.md and docs/fpga.md, "Measured builds".
 
 ``o_valid`` is ``i_valid`` delayed by LATENCY cycles; datapath registers have no reset.
 """
@@ -143,7 +142,11 @@ class FpAdd(BinaryFpUnit):
         # zeros, exponent) with no compare after the count (zero-padded at the bottom to 32
         # bits, a power of two for the tree)
         total = s2["total"]
-        _, norm_shift = leading_zero_count(Cat(Const(0, 32 - SUM_BITS), total | s2["limit"]))
+        # (a signal: each of the shifter's steps reads one of its bits, and an expression would
+        # be built again for every one of them, a tree of ~14,000 cells in place of ~500)
+        norm_shift = Signal(5)
+        m.d.comb += norm_shift.eq(
+            leading_zero_count(Cat(Const(0, 32 - SUM_BITS), total | s2["limit"]))[1])
         cancelled = total == 0                       # x - x is +0
         s3 = register_stage(m, 3, {
             "valid": s2["valid"], "special": s2["special"] | cancelled,

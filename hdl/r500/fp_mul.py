@@ -18,8 +18,7 @@ Pipeline, LATENCY = 4 cycles, one new product every cycle, never stalls:
 4. the shift onto the 2^-149 grid below 2^-126, round to nearest even, pack, overflow to
    infinity, flush below 2^-126, the special results.
 
-Yosys synth_ecp5 (standalone): 4 MULT18X18D, 237 LUT4 + 73 CCU2C, 251 FF; nextpnr out of
-context on the 85F, speed 6: ~91 MHz.
+Resources and Fmax out of context: docs/r500-rtl.md and docs/fpga.md, "Measured builds".
 
 ``o_valid`` is ``i_valid`` delayed by LATENCY cycles; datapath registers have no reset.
 """

@@ -154,42 +154,7 @@ class SpecialFunctionUnit(PipelinedUnit):
         })
 
         # stage 2: the argument shift; the special results
-        special = Signal()
-        special_value = Signal(32)
-        m.d.comb += special.eq(1)
-        with m.If(s1["is_nan"]):
-            m.d.comb += special_value.eq(CANONICAL_NAN)
-        with m.Elif(s1["is_zero"]):
-            with m.Switch(s1["op"]):
-                with m.Case(SfuOp.EX2):
-                    m.d.comb += special_value.eq(ONE)
-                with m.Case(SfuOp.LN2):
-                    m.d.comb += special_value.eq(NEG_INF)
-                with m.Case(SfuOp.RCP):
-                    m.d.comb += special_value.eq(Cat(Const(POS_INF, 31), s1["sign"]))
-                with m.Case(SfuOp.RSQ):
-                    m.d.comb += special_value.eq(POS_INF)
-                with m.Case(SfuOp.SIN, 6):
-                    m.d.comb += special_value.eq(0)
-                with m.Default():
-                    m.d.comb += special_value.eq(ONE)
-        with m.Elif(s1["is_inf"]):
-            with m.Switch(s1["op"]):
-                with m.Case(SfuOp.EX2):
-                    m.d.comb += special_value.eq(Mux(s1["sign"], 0, POS_INF))
-                with m.Case(SfuOp.LN2):
-                    m.d.comb += special_value.eq(POS_INF)
-                with m.Case(SfuOp.RCP):
-                    m.d.comb += special_value.eq(Cat(Const(0, 31), s1["sign"]))
-                with m.Case(SfuOp.RSQ):
-                    m.d.comb += special_value.eq(0)
-                with m.Default():
-                    m.d.comb += special_value.eq(CANONICAL_NAN)
-        with m.Elif(s1["ex2_big"]):
-            m.d.comb += special_value.eq(Mux(s1["sign"], 0, POS_INF))
-        with m.Else():
-            m.d.comb += special.eq(0)
-
+        special, special_value = self._special_results(m, s1)
         placed = Signal(signed(25 + SHIFT_BASE))
         m.d.comb += placed.eq(s1["placed"].as_signed() << SHIFT_BASE)
         shifted = Signal(signed(36))
@@ -216,75 +181,8 @@ class SpecialFunctionUnit(PipelinedUnit):
 
         # stage 4: the reduced argument u, the exact cases, the table's address (the ROM's
         # registered read is this stage's register for C0, C1, C2)
-        op1 = s3["op"]
-        fixed = s3["fixed"].as_signed()
-        fraction1 = s3["fraction"]
-
-        # EX2: 2^whole * 2^(u / 2^25)
-        whole = fixed >> EX2_FRACTION_BITS
-        ex2_u = fixed[:EX2_FRACTION_BITS]
-        # SIN, COS: the turn modulo 1 (a quarter more for COS, added above); odd quadrants
-        # mirror
-        turn = fixed[:TURN_BITS]
-        quadrant = turn[quarter_bits:]
-        offset = turn[:quarter_bits]
-        mirror = Signal(quarter_bits + 1)
-        m.d.comb += mirror.eq(Mux(quadrant[0], (1 << quarter_bits) - offset, offset))
-        # RSQ: the exponent's parity above the fraction; (biased - 127) is odd for even biased
-        parity = ~s3["biased"][0]
-        e = Signal(signed(9))
-        m.d.comb += e.eq(s3["biased"] - 127)
-
-        table_id = Signal(3)
-        h = Signal(OFFSET_BITS)                      # the offset, left-aligned
-        index = Signal(INDEX_BITS)
-        exact = Signal()
-        exact_value = Signal(RESULT_BITS + 2)
-        exponent = Signal(signed(10))                # the weight of V's bit 0
-        special4 = Signal()
-        special_value4 = Signal(32)
-        negative = Signal()                          # SIN, COS: the lower half turn
-        m.d.comb += [special4.eq(s3["special"]), special_value4.eq(s3["special_value"]),
-                     exponent.eq(-RESULT_BITS)]
-
-        def split(u, bits):
-            offset_bits = bits - INDEX_BITS
-            return [index.eq(u[offset_bits:bits]),
-                    h.eq(u[:offset_bits] << (OFFSET_BITS - offset_bits))]
-
-        with m.Switch(op1):
-            with m.Case(SfuOp.RCP):
-                m.d.comb += [table_id.eq(TABLE_RCP), *split(fraction1, 23),
-                             exact.eq(fraction1 == 0), exact_value.eq(2 << RESULT_BITS),
-                             exponent.eq(-e - 1 - RESULT_BITS)]
-            with m.Case(SfuOp.RSQ):
-                u = Cat(fraction1, parity)
-                m.d.comb += [table_id.eq(TABLE_RSQ), *split(u, 24),
-                             exact.eq(u == 0), exact_value.eq(2 << RESULT_BITS),
-                             exponent.eq(-((e - parity) >> 1) - 1 - RESULT_BITS)]
-            with m.Case(SfuOp.EX2):
-                m.d.comb += [table_id.eq(TABLE_EX2), *split(ex2_u, EX2_FRACTION_BITS),
-                             exact.eq(ex2_u == 0), exact_value.eq(1 << RESULT_BITS),
-                             exponent.eq(whole - RESULT_BITS)]
-                with m.If(~s3["special"] & (whole >= 128)):
-                    m.d.comb += [special4.eq(1), special_value4.eq(POS_INF)]
-                with m.Elif(~s3["special"] & (whole < -126)):
-                    m.d.comb += [special4.eq(1), special_value4.eq(0)]
-            with m.Case(SfuOp.LN2):
-                m.d.comb += [table_id.eq(TABLE_LN2), *split(fraction1, 23),
-                             exact.eq(fraction1 == 0), exact_value.eq(0)]
-            with m.Default():                        # SIN, COS
-                m.d.comb += [table_id.eq(TABLE_SIN), *split(mirror[:quarter_bits], 24),
-                             exact.eq((mirror == 0) | mirror[quarter_bits]),
-                             exact_value.eq(Mux(mirror[quarter_bits], 1 << RESULT_BITS, 0)),
-                             negative.eq(quadrant[1])]
-        # the table's place in the ROM (its number when every table is built)
-        slot = Signal(range(max(len(self.tables), 2)))
-        with m.Switch(table_id):
-            for place, number in enumerate(self.tables):
-                with m.Case(number):
-                    m.d.comb += slot.eq(place)
-        m.d.comb += rom.addr.eq(Cat(index, slot))
+        s4, address = self._reduce(m, s3)
+        m.d.comb += rom.addr.eq(address)
 
         # what waits for the result from here on
         def carried(stage):
@@ -293,13 +191,6 @@ class SpecialFunctionUnit(PipelinedUnit):
                     "sign": stage["sign"], "negative": stage["negative"], "e": stage["e"],
                     "exponent": stage["exponent"], "exact": stage["exact"],
                     "exact_value": stage["exact_value"], "table_id": stage["table_id"]}
-
-        s4 = register_stage(m, 4, {
-            "valid": s3["valid"], "special": special4, "special_value": special_value4,
-            "op": op1, "sign": s3["sign"], "negative": negative, "e": e,
-            "exponent": exponent, "exact": exact, "exact_value": exact_value,
-            "table_id": table_id, "h": h,
-        })
 
         # stage 5: the square t^2 (one DSP, from a register), and C0, C1, C2 out of the ROM's
         # read register into registers beside the multipliers (a block RAM's output straight
@@ -382,3 +273,125 @@ class SpecialFunctionUnit(PipelinedUnit):
         low = 64 - 24 - STICKY_BITS + 1              # kept's lowest index in bits (d = 0)
         self.answer_rounded(m, 11, s10, low)
         return m
+
+    @staticmethod
+    def _special_results(m, s1):
+        """Stage 2's special results by class and function: (special, its value)."""
+        special = Signal()
+        special_value = Signal(32)
+        m.d.comb += special.eq(1)
+        with m.If(s1["is_nan"]):
+            m.d.comb += special_value.eq(CANONICAL_NAN)
+        with m.Elif(s1["is_zero"]):
+            with m.Switch(s1["op"]):
+                with m.Case(SfuOp.EX2):
+                    m.d.comb += special_value.eq(ONE)
+                with m.Case(SfuOp.LN2):
+                    m.d.comb += special_value.eq(NEG_INF)
+                with m.Case(SfuOp.RCP):
+                    m.d.comb += special_value.eq(Cat(Const(POS_INF, 31), s1["sign"]))
+                with m.Case(SfuOp.RSQ):
+                    m.d.comb += special_value.eq(POS_INF)
+                with m.Case(SfuOp.SIN, 6):
+                    m.d.comb += special_value.eq(0)
+                with m.Default():
+                    m.d.comb += special_value.eq(ONE)
+        with m.Elif(s1["is_inf"]):
+            with m.Switch(s1["op"]):
+                with m.Case(SfuOp.EX2):
+                    m.d.comb += special_value.eq(Mux(s1["sign"], 0, POS_INF))
+                with m.Case(SfuOp.LN2):
+                    m.d.comb += special_value.eq(POS_INF)
+                with m.Case(SfuOp.RCP):
+                    m.d.comb += special_value.eq(Cat(Const(0, 31), s1["sign"]))
+                with m.Case(SfuOp.RSQ):
+                    m.d.comb += special_value.eq(0)
+                with m.Default():
+                    m.d.comb += special_value.eq(CANONICAL_NAN)
+        with m.Elif(s1["ex2_big"]):
+            m.d.comb += special_value.eq(Mux(s1["sign"], 0, POS_INF))
+        with m.Else():
+            m.d.comb += special.eq(0)
+        return special, special_value
+
+    def _reduce(self, m, s3):
+        """Stage 4: the reduced argument u, the exact cases, the table's address; returns the
+        stage's registers and the address."""
+        quarter_bits = TURN_BITS - 2
+        op1 = s3["op"]
+        fixed = s3["fixed"].as_signed()
+        fraction1 = s3["fraction"]
+
+        # EX2: 2^whole * 2^(u / 2^25)
+        whole = fixed >> EX2_FRACTION_BITS
+        ex2_u = fixed[:EX2_FRACTION_BITS]
+        # SIN, COS: the turn modulo 1 (a quarter more for COS, added above); odd quadrants
+        # mirror
+        turn = fixed[:TURN_BITS]
+        quadrant = turn[quarter_bits:]
+        offset = turn[:quarter_bits]
+        mirror = Signal(quarter_bits + 1)
+        m.d.comb += mirror.eq(Mux(quadrant[0], (1 << quarter_bits) - offset, offset))
+        # RSQ: the exponent's parity above the fraction; (biased - 127) is odd for even biased
+        parity = ~s3["biased"][0]
+        e = Signal(signed(9))
+        m.d.comb += e.eq(s3["biased"] - 127)
+
+        table_id = Signal(3)
+        h = Signal(OFFSET_BITS)                      # the offset, left-aligned
+        index = Signal(INDEX_BITS)
+        exact = Signal()
+        exact_value = Signal(RESULT_BITS + 2)
+        exponent = Signal(signed(10))                # the weight of V's bit 0
+        special4 = Signal()
+        special_value4 = Signal(32)
+        negative = Signal()                          # SIN, COS: the lower half turn
+        m.d.comb += [special4.eq(s3["special"]), special_value4.eq(s3["special_value"]),
+                     exponent.eq(-RESULT_BITS)]
+
+        def split(u, bits):
+            offset_bits = bits - INDEX_BITS
+            return [index.eq(u[offset_bits:bits]),
+                    h.eq(u[:offset_bits] << (OFFSET_BITS - offset_bits))]
+
+        with m.Switch(op1):
+            with m.Case(SfuOp.RCP):
+                m.d.comb += [table_id.eq(TABLE_RCP), *split(fraction1, 23),
+                             exact.eq(fraction1 == 0), exact_value.eq(2 << RESULT_BITS),
+                             exponent.eq(-e - 1 - RESULT_BITS)]
+            with m.Case(SfuOp.RSQ):
+                u = Cat(fraction1, parity)
+                m.d.comb += [table_id.eq(TABLE_RSQ), *split(u, 24),
+                             exact.eq(u == 0), exact_value.eq(2 << RESULT_BITS),
+                             exponent.eq(-((e - parity) >> 1) - 1 - RESULT_BITS)]
+            with m.Case(SfuOp.EX2):
+                m.d.comb += [table_id.eq(TABLE_EX2), *split(ex2_u, EX2_FRACTION_BITS),
+                             exact.eq(ex2_u == 0), exact_value.eq(1 << RESULT_BITS),
+                             exponent.eq(whole - RESULT_BITS)]
+                with m.If(~s3["special"] & (whole >= 128)):
+                    m.d.comb += [special4.eq(1), special_value4.eq(POS_INF)]
+                with m.Elif(~s3["special"] & (whole < -126)):
+                    m.d.comb += [special4.eq(1), special_value4.eq(0)]
+            with m.Case(SfuOp.LN2):
+                m.d.comb += [table_id.eq(TABLE_LN2), *split(fraction1, 23),
+                             exact.eq(fraction1 == 0), exact_value.eq(0)]
+            with m.Default():                        # SIN, COS
+                m.d.comb += [table_id.eq(TABLE_SIN), *split(mirror[:quarter_bits], 24),
+                             exact.eq((mirror == 0) | mirror[quarter_bits]),
+                             exact_value.eq(Mux(mirror[quarter_bits], 1 << RESULT_BITS, 0)),
+                             negative.eq(quadrant[1])]
+        # the table's place in the ROM (its number when every table is built)
+        slot = Signal(range(max(len(self.tables), 2)))
+        with m.Switch(table_id):
+            for place, number in enumerate(self.tables):
+                with m.Case(number):
+                    m.d.comb += slot.eq(place)
+        address = Signal(len(index) + len(slot))
+        m.d.comb += address.eq(Cat(index, slot))
+        s4 = register_stage(m, 4, {
+            "valid": s3["valid"], "special": special4, "special_value": special_value4,
+            "op": op1, "sign": s3["sign"], "negative": negative, "e": e,
+            "exponent": exponent, "exact": exact, "exact_value": exact_value,
+            "table_id": table_id, "h": h,
+        })
+        return s4, address

@@ -98,12 +98,30 @@ def _load(path):
                                        c.c_int, _u64p, c.c_int, c.c_int, _PIN_CALLBACK, _u64p,
                                        c.c_uint64]),
             ("theia_pin_model_calls", c.c_uint64, [c.c_void_p]),
+            ("theia_num_clocks", c.c_int, [c.c_void_p]),
+            ("theia_clock_name", c.c_char_p, [c.c_void_p, c.c_int]),
+            ("theia_set_clocks", None, [c.c_void_p, c.c_uint64, _u64p, _u64p]),
+            ("theia_clock_edges", c.c_uint64, [c.c_void_p, c.c_int]),
+            ("theia_add_clock_monitor", c.c_int, [c.c_void_p, c.c_int, c.POINTER(c.c_int),
+                                                  c.POINTER(c.c_int), c.c_int]),
+            ("theia_arm_clock_monitor", None, [c.c_void_p, c.c_int, c.c_uint64]),
+            ("theia_clock_monitor_remaining", c.c_uint64, [c.c_void_p, c.c_int]),
+            ("theia_run_clock_monitor", c.c_uint64, [c.c_void_p, c.c_int, c.c_uint64]),
+            ("theia_take_clock_monitor", c.c_uint64, [c.c_void_p, c.c_int, _u64p, c.c_uint64]),
     ):
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes
     _libraries[path] = lib
     return lib
+
+
+def _lcm_of_denominators(fractions):
+    import math
+    lcm = 1
+    for f in fractions:
+        lcm = lcm * f.denominator // math.gcd(lcm, f.denominator)
+    return lcm
 
 
 def _words(array):
@@ -210,8 +228,8 @@ class FastSim:
         self.check_pin_model()
 
     def reset(self, cycles=1):
-        """Hold the clock domain's reset for ``cycles`` edges. (The model starts in its reset
-        state without this; memories keep their contents.)"""
+        """Hold the clock domains' resets for ``cycles`` edges (of each running clock). (The
+        model starts in its reset state without this; memories keep their contents.)"""
         self._lib.theia_reset(self._handle, cycles)
 
     def start_program(self, words, pc=None):
@@ -239,6 +257,97 @@ class FastSim:
         cycles = self._lib.theia_run_until(self._handle, idx, len(names), max_cycles)
         self.check_pin_model()
         return cycles
+
+    # --- other clock domains ----------------------------------------------------------------
+
+    @property
+    def clocks(self):
+        """The clock domains besides ``sync`` (the top's ``<name>_clk`` inputs)."""
+        lib = self._lib
+        return [lib.theia_clock_name(self._handle, i).decode()
+                for i in range(lib.theia_num_clocks(self._handle))]
+
+    def set_clocks(self, sync_hz, clocks):
+        """Run the other domains' clocks beside the sync clock (``sync_hz``): ``clocks`` maps
+        a domain to its frequency, or to (frequency, phase): its first rising edge comes that
+        fraction of its period after the sync clock's next one. A domain left out stays stopped. The cycles of
+        ``step``, ``run_until`` etc. stay the sync clock's; the edges of the others come in
+        time order between them (clocks from one PLL at phase 0 rise together)."""
+        from fractions import Fraction
+        names = self.clocks
+        unknown = set(clocks) - set(names)
+        if unknown:
+            raise FastSimError(f"the design has no clock domain {sorted(unknown)} (it has "
+                               f"{', '.join(names) or 'none besides sync'})")
+        spec = {name: value if isinstance(value, tuple) else (value, 0)
+                for name, value in clocks.items()}
+        def exact(x):           # 125e6 / 3 as a float is 125000000/3
+            return Fraction(x).limit_denominator(1 << 20)
+
+        # time in ticks: every period (and phase) a whole number of them
+        times = [1 / exact(sync_hz)] + [t for hz, phase in spec.values()
+                                        for t in (1 / exact(hz), exact(phase) / exact(hz))]
+        unit = Fraction(1, _lcm_of_denominators(times))
+        ticks = {name: (int(1 / exact(hz) / unit), int(exact(phase) / exact(hz) / unit))
+                 for name, (hz, phase) in spec.items()}
+        periods = np.array([ticks.get(n, (0, 0))[0] for n in names] or [0], dtype=np.uint64)
+        phases = np.array([ticks.get(n, (0, 0))[1] for n in names] or [0], dtype=np.uint64)
+        self._lib.theia_set_clocks(self._handle, int(times[0] / unit),
+                                   periods.ctypes.data_as(_u64p), phases.ctypes.data_as(_u64p))
+
+    def clock_edges(self, name=None):
+        """Rising edges of domain ``name``'s clock (None: the sync clock's, ``cycles``)."""
+        index = -1 if name is None else self._clock_index(name)
+        return self._lib.theia_clock_edges(self._handle, index)
+
+    def _clock_index(self, name):
+        names = self.clocks
+        if name not in names:
+            raise FastSimError(f"the design has no clock domain {name!r}")
+        return names.index(name)
+
+    def _packing(self, ports):
+        """Where each of ``ports`` (names) goes in a 64-bit word, lowest bits first."""
+        shifts, at = [], 0
+        for name in ports:
+            shifts.append(at)
+            at += self.ports[name].width
+        if at > 64:
+            raise FastSimError(f"the ports {ports} are {at} bits; at most 64 pack into a word")
+        return shifts
+
+    def add_clock_monitor(self, clock, ports):
+        """Record the levels of ``ports`` (names, packed lowest bits first, at most 64 bits)
+        just before each rising edge of domain ``clock``'s clock (None: the sync clock) once
+        armed (``arm_clock_monitor``); returns its handle."""
+        shifts = self._packing(ports)
+        index = -1 if clock is None else self._clock_index(clock)
+        port_array = (ctypes.c_int * len(ports))(*(self.index(n) for n in ports))
+        shift_array = (ctypes.c_int * len(ports))(*shifts)
+        return self._lib.theia_add_clock_monitor(self._handle, index, port_array, shift_array,
+                                                 len(ports))
+
+    def arm_clock_monitor(self, monitor, edges):
+        """Record the next ``edges`` edges."""
+        self._lib.theia_arm_clock_monitor(self._handle, monitor, edges)
+
+    def run_clock_monitor(self, monitor, max_cycles):
+        """Step until the monitor has recorded what it is armed for (or ``max_cycles``);
+        returns the cycles run."""
+        cycles = self._lib.theia_run_clock_monitor(self._handle, monitor, max_cycles)
+        self.check_pin_model()
+        return cycles
+
+    def take_clock_monitor(self, monitor):
+        """The words a clock monitor recorded since the last call (uint64 array)."""
+        chunks = []
+        while True:
+            out = np.zeros(1 << 20, dtype=np.uint64)
+            n = self._lib.theia_take_clock_monitor(self._handle, monitor,
+                                                   out.ctypes.data_as(_u64p), len(out))
+            chunks.append(out[:n])
+            if n < len(out):
+                return np.concatenate(chunks)
 
     # --- memories served in C++ ---------------------------------------------------------------
 
@@ -466,12 +575,7 @@ class FastSim:
         to drive on port ``drive`` from then on (replacing the earlier ones, at most
         ``capacity``); an exception it raises stops the run (``theia_step``, ``run_until``,
         ``run_streams``) and is raised again by ``check_pin_model``."""
-        shifts, at = [], 0
-        for name in pins:
-            shifts.append(at)
-            at += self.ports[name].width
-        if at > 64:
-            raise FastSimError(f"the pins {pins} are {at} bits; at most 64 pack into a word")
+        shifts = self._packing(pins)
         schedule = np.zeros(2 * capacity, dtype=np.uint64)
 
         def trampoline(cycle, word):

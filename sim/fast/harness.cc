@@ -16,7 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "theia_ports.h"    // generated: #define THEIA_PORTS THEIA_PORT(...) ...
+#include "theia_ports.h"    // generated: #define THEIA_PORTS THEIA_PORT(...) ...,
+                            // THEIA_CLOCKS THEIA_CLOCK(name) ... (the other clock domains)
+#ifndef THEIA_CLOCKS
+#define THEIA_CLOCKS
+#endif
 
 enum { DIR_IN = 0, DIR_OUT = 1 };
 
@@ -61,6 +65,14 @@ struct Loc {
     int width;
 };
 
+// Moves up to max values from the front of ``values`` to ``out``; returns how many.
+static uint64_t take_front(std::vector<uint64_t> &values, uint64_t *out, uint64_t max) {
+    uint64_t n = values.size() < max ? values.size() : max;
+    std::copy(values.begin(), values.begin() + n, out);
+    values.erase(values.begin(), values.begin() + n);
+    return n;
+}
+
 static uint64_t loc_get64(const Loc &l) {
     if (l.width <= 8) return *(uint8_t *)l.ptr;
     if (l.width <= 16) return *(uint16_t *)l.ptr;
@@ -104,11 +116,32 @@ static void loc_set_words(const Loc &l, const uint32_t *in) {
     }
 }
 
+// The same for the clock of another domain (THEIA_CLOCKS, generated: the top's <name>_clk).
+#define THEIA_CLOCK(name) \
+    template <typename Root> \
+    static auto note_low_##name(Root *root, int) \
+        -> decltype(root->__Vtrigrprev__TOP__##name##_clk = 0, true) { \
+        root->__Vtrigrprev__TOP__##name##_clk = 0; \
+        return true; \
+    } \
+    template <typename Root> \
+    static bool note_low_##name(Root *, long) { return false; }
+THEIA_CLOCKS
+#undef THEIA_CLOCK
+
+struct Model;
+struct ClockLoc {                  // another clock domain's clock and reset
+    const char *name;
+    Loc clk, rst;
+    bool (*note_low)(Model *);     // as clock_low_without_eval, for this clock
+};
+
 struct Model {
     VerilatedContext ctx;
     Vtop *top;
     std::vector<Loc> locs;
     Loc clk, rst;
+    std::vector<ClockLoc> clocks;
 
     Model() {
         ctx.randReset(0);
@@ -118,6 +151,12 @@ struct Model {
 #undef THEIA_PORT
         clk = Loc{(void *)&top->clk, 1};
         rst = Loc{(void *)&top->rst, 1};
+#define THEIA_CLOCK(name) \
+        clocks.push_back(ClockLoc{#name, Loc{(void *)&top->name##_clk, 1}, \
+                                  Loc{(void *)&top->name##_rst, 1}, \
+                                  [](Model *m) { return note_low_##name(m->top->rootp, 0); }});
+        THEIA_CLOCKS
+#undef THEIA_CLOCK
         top->clk = 0;
         top->eval();
     }
@@ -163,11 +202,19 @@ static void loc_set_words(const Loc &l, const uint32_t *in) {
     memcpy(l.next, in, 4 * ((l.width + 31) / 32));
 }
 
+struct Model;
+struct ClockLoc {
+    const char *name;
+    Loc clk, rst;
+    bool (*note_low)(Model *);
+};
+
 struct Model {
     cxxrtl_design::p_top top;
     cxxrtl::debug_items items;
     std::vector<Loc> locs;
     Loc clk, rst;
+    std::vector<ClockLoc> clocks;
 
     Loc find(const char *name, int width) {
         auto &parts = items.table.at(name);
@@ -182,6 +229,11 @@ struct Model {
 #undef THEIA_PORT
         clk = find("clk", 1);
         rst = find("rst", 1);
+#define THEIA_CLOCK(name) \
+        clocks.push_back(ClockLoc{#name, find(#name "_clk", 1), find(#name "_rst", 1), \
+                                  [](Model *) { return false; }});
+        THEIA_CLOCKS
+#undef THEIA_CLOCK
         clk.next[0] = 0;
         top.step();
     }
@@ -278,6 +330,25 @@ struct PinModel {
     uint64_t calls = 0;
 };
 
+// Another clock domain's clock while the simulation runs it (sim/fast/driver.py
+// ``set_clocks``): its period and next rising edge in ticks, 0 = stopped (held low).
+struct DomainClock {
+    uint64_t period = 0;
+    uint64_t next = 0;
+    uint64_t edges = 0;
+    bool high = false;            // risen, and no evaluation has seen it low since
+};
+
+// The packed levels of some ports (lowest bits first) just before each rising edge of one
+// clock (-1: the sync clock), for as many edges as it is armed for.
+struct ClockMonitor {
+    int clock;
+    std::vector<int> ports;
+    std::vector<int> shifts;
+    uint64_t remaining = 0;
+    std::vector<uint64_t> values;
+};
+
 struct Sim {
     Model model;
     bool dirty = true;
@@ -314,15 +385,31 @@ struct Sim {
         loc_set64(model.locs[i], v);
         dirty = true;
     }
-    // one rising edge; the memory servers sample their requests at the edge like an
+    // one rising edge of the sync clock (and, with other clocks running, their edges up to
+    // it, in time order); the memory servers sample their requests at the edge like an
     // Amaranth process (ctx.tick().sample(...)) and present responses after it
     void cycle() {
+        if (multi_clock) {
+            multi_clock_cycle();
+            return;
+        }
         settle();
+        before_sync_edge();
+        if (clk_low_pending && !model.clock_low_without_eval()) model.eval();
+        model.set_clk(1);
+        model.eval();
+        model.set_clk(0);
+        clk_low_pending = true;
+        cycles++;
+        after_sync_edge();
+    }
+    bool have_req[4] = {false, false, false, false};
+    uint32_t req_addr[4] = {0, 0, 0, 0};
+    void before_sync_edge() {
         size_t nr = readers.size(), nw = writers.size();
-        bool have_req[4] = {false, false, false, false};
-        uint32_t req_addr[4] = {0, 0, 0, 0};
         for (size_t k = 0; k < nr && k < 4; k++) {
             ReadServer &r = readers[k];
+            have_req[k] = false;
             if (get(r.req_valid) && get(r.req_ready)) {
                 have_req[k] = true;
                 req_addr[k] = (uint32_t)get(r.req_payload);
@@ -348,12 +435,18 @@ struct Sim {
             fired[k] = sources[k].offering && get(sources[k].ready);
         for (StreamSink &q : sinks)
             if (q.ready_now && get(q.valid)) q.taken.push_back(get(q.payload));
-        if (clk_low_pending && !model.clock_low_without_eval()) model.eval();
-        model.set_clk(1);
-        model.eval();
-        model.set_clk(0);
-        clk_low_pending = true;
-        cycles++;
+        for (ClockMonitor &cm : clock_monitors)
+            if (cm.clock < 0) record(cm);
+    }
+    void record(ClockMonitor &cm) {
+        if (!cm.remaining) return;
+        uint64_t word = 0;
+        for (size_t i = 0; i < cm.ports.size(); i++) word |= get(cm.ports[i]) << cm.shifts[i];
+        cm.values.push_back(word);
+        cm.remaining--;
+    }
+    void after_sync_edge() {
+        size_t nr = readers.size(), ns = sources.size();
         for (size_t k = 0; k < nr && k < 4; k++) {
             ReadServer &r = readers[k];
             if (!r.queue.empty()) {
@@ -368,6 +461,73 @@ struct Sim {
         for (size_t k = 0; k < ns; k++) after_edge(sources[k], fired[k]);
         for (StreamSink &q : sinks) after_edge(q);
         if (pin_model.callback && !halted) after_edge(pin_model);
+    }
+
+    // --- other clock domains -------------------------------------------------------------
+    // Time runs in ticks (a unit the Python side picks so that every period is a whole
+    // number of them); each running clock has a period and its next rising edge. A call of
+    // cycle() takes every edge up to and including the sync clock's next one, in time order;
+    // clocks rising at the same tick rise in one evaluation. A clock that rose is lowered
+    // before the next evaluation with a rising edge (see note_clock_low): with Verilator
+    // 5.006 that costs no evaluation, so a cycle costs one evaluation per distinct edge time.
+    bool multi_clock = false;
+    uint64_t now = 0, sync_period = 1, sync_next = 0;
+    std::vector<DomainClock> domains;           // one per model.clocks entry
+    std::vector<ClockMonitor> clock_monitors;
+    bool sync_high = false;
+
+    void lower_clocks() {
+        bool need_eval = sync_high && !model.clock_low_without_eval();
+        for (size_t i = 0; i < domains.size(); i++)
+            if (domains[i].high) need_eval |= !model.clocks[i].note_low(&model);
+        if (need_eval) model.eval();
+        sync_high = false;
+        for (DomainClock &d : domains) d.high = false;
+        clk_low_pending = false;
+    }
+    void multi_clock_cycle() {
+        for (;;) {
+            uint64_t t = sync_next;
+            for (const DomainClock &d : domains)
+                if (d.period && d.next < t) t = d.next;
+            bool sync_edge = t == sync_next;
+            settle();
+            if (!clk_low_pending) {                 // an evaluation has seen every clock low
+                sync_high = false;
+                for (DomainClock &d : domains) d.high = false;
+            }
+            if (sync_edge) before_sync_edge();
+            for (ClockMonitor &cm : clock_monitors)
+                if (cm.clock >= 0 && domains[cm.clock].period && domains[cm.clock].next == t)
+                    record(cm);
+            if (clk_low_pending) lower_clocks();
+            if (sync_edge) {
+                model.set_clk(1);
+                sync_high = true;
+            }
+            for (size_t i = 0; i < domains.size(); i++) {
+                DomainClock &d = domains[i];
+                if (d.period && d.next == t) {
+                    loc_set64(model.clocks[i].clk, 1);
+                    d.high = true;
+                    d.next += d.period;
+                    d.edges++;
+                }
+            }
+            model.eval();
+            dirty = false;
+            if (sync_edge) model.set_clk(0);
+            for (size_t i = 0; i < domains.size(); i++)
+                if (domains[i].high) loc_set64(model.clocks[i].clk, 0);
+            clk_low_pending = true;
+            now = t;
+            if (sync_edge) {
+                sync_next += sync_period;
+                cycles++;
+                after_sync_edge();
+                return;
+            }
+        }
     }
     void after_edge(StreamSource &src, bool fired) {
         if (fired) {
@@ -462,14 +622,84 @@ void theia_set_words(void *h, int i, const uint32_t *in) {
 }
 
 // Hold the clock domain's reset for n edges (memories keep their contents).
+// Every domain's reset is held until its clock has risen n times (the sync clock's at least).
 void theia_reset(void *h, uint64_t n) {
     Sim *s = (Sim *)h;
+    std::vector<uint64_t> before;
     loc_set64(s->model.rst, 1);
+    for (size_t i = 0; i < s->model.clocks.size(); i++) {
+        loc_set64(s->model.clocks[i].rst, 1);
+        before.push_back(s->multi_clock ? s->domains[i].edges : 0);
+    }
     s->dirty = true;
     for (uint64_t k = 0; k < n; k++) s->cycle();
+    for (bool short_of_edges = s->multi_clock; short_of_edges;) {
+        short_of_edges = false;
+        for (size_t i = 0; i < s->domains.size(); i++)
+            short_of_edges |= s->domains[i].period && s->domains[i].edges - before[i] < n;
+        if (short_of_edges) s->cycle();
+    }
     loc_set64(s->model.rst, 0);
+    for (const ClockLoc &c : s->model.clocks) loc_set64(c.rst, 0);
     s->dirty = true;
     for (auto &r : s->readers) r.queue.clear();
+}
+
+// The other clock domains (their clocks are the top's <name>_clk ports, in this order).
+int theia_num_clocks(void *h) { return (int)((Sim *)h)->model.clocks.size(); }
+const char *theia_clock_name(void *h, int i) { return ((Sim *)h)->model.clocks.at(i).name; }
+
+// Run the other clocks: the sync clock's period and each clock's (0: stopped), in ticks; each
+// clock's first rising edge `phases[i]` ticks after the sync clock's next one.
+void theia_set_clocks(void *h, uint64_t sync_period, const uint64_t *periods,
+                      const uint64_t *phases) {
+    Sim *s = (Sim *)h;
+    s->sync_period = sync_period;
+    s->sync_next = s->now + sync_period;
+    s->domains.assign(s->model.clocks.size(), DomainClock());
+    s->multi_clock = false;
+    for (size_t i = 0; i < s->domains.size(); i++) {
+        s->domains[i].period = periods[i];
+        s->domains[i].next = s->sync_next + phases[i];
+        s->multi_clock |= periods[i] != 0;
+    }
+}
+uint64_t theia_clock_edges(void *h, int clock) {
+    Sim *s = (Sim *)h;
+    return clock < 0 ? s->cycles : s->domains.at(clock).edges;
+}
+
+// Clock monitors (ClockMonitor): add (ports packed lowest bits first), arm for a number of
+// edges, run until they are recorded, take the words.
+int theia_add_clock_monitor(void *h, int clock, const int *ports, const int *shifts, int n) {
+    Sim *s = (Sim *)h;
+    ClockMonitor cm;
+    cm.clock = clock;
+    cm.ports.assign(ports, ports + n);
+    cm.shifts.assign(shifts, shifts + n);
+    s->clock_monitors.push_back(cm);
+    return (int)s->clock_monitors.size() - 1;
+}
+void theia_arm_clock_monitor(void *h, int monitor, uint64_t edges) {
+    ((Sim *)h)->clock_monitors.at(monitor).remaining = edges;
+}
+uint64_t theia_clock_monitor_remaining(void *h, int monitor) {
+    return ((Sim *)h)->clock_monitors.at(monitor).remaining;
+}
+// Step until the monitor has recorded the edges it is armed for (or max_cycles sync cycles,
+// or the pin model stops the run); returns the sync cycles run.
+uint64_t theia_run_clock_monitor(void *h, int monitor, uint64_t max_cycles) {
+    Sim *s = (Sim *)h;
+    ClockMonitor &cm = s->clock_monitors.at(monitor);
+    uint64_t k = 0;
+    while (cm.remaining && k < max_cycles && !s->halted) {
+        s->cycle();
+        k++;
+    }
+    return k;
+}
+uint64_t theia_take_clock_monitor(void *h, int monitor, uint64_t *out, uint64_t max) {
+    return take_front(((Sim *)h)->clock_monitors.at(monitor).values, out, max);
 }
 
 void theia_step(void *h, uint64_t n) {
@@ -743,11 +973,7 @@ void theia_stream_expect(void *h, int sink, uint64_t count) {
     ((Sim *)h)->sinks.at(sink).expected = count;
 }
 uint64_t theia_stream_take(void *h, int sink, uint64_t *out, uint64_t max) {
-    StreamSink &q = ((Sim *)h)->sinks.at(sink);
-    uint64_t n = q.taken.size() < max ? q.taken.size() : max;
-    std::copy(q.taken.begin(), q.taken.begin() + n, out);
-    q.taken.erase(q.taken.begin(), q.taken.begin() + n);
-    return n;
+    return take_front(((Sim *)h)->sinks.at(sink).taken, out, max);
 }
 // Step until every source has sent everything and every sink has taken what it expects, the
 // pin model stops the run, or max_cycles; returns the cycles run.

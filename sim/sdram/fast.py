@@ -20,7 +20,8 @@ import numpy as np
 
 from hdl.mem.sdram_bus import request_layout, write_layout
 from hdl.mem.sdram_clock import plan_sdram_clock
-from sim.fast import Design, FastSim
+from sim.fast.build import Design
+from sim.fast.driver import FastSim
 from sim.sdram.model import SdramChipModel
 from sim.sdram.pins import PIN_NAMES
 from sim.sdram.top import SdramSimTop

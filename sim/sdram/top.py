@@ -18,7 +18,7 @@ from hdl.mem.sdram_memory import SdramMemory
 from hdl.mem.sdram_phy import simulation_pins
 from sim.sdram.pins import PIN_NAMES, PinLayout
 
-__all__ = ["SdramSimTop", "PinLevels"]
+__all__ = ["SdramSimTop", "PinLevels", "connect_pin_levels"]
 
 
 class PinLevels(wiring.Signature):
@@ -56,11 +56,16 @@ class SdramSimTop(wiring.Component):
         m.d.comb += [self.initialised.eq(memory.initialised),
                      self.grant_valid.eq(memory.grant_valid),
                      self.grant_port.eq(memory.grant_port)]
-        pins, sim_pins = self.pins, memory.phy.pins
-        m.d.comb += [pins.cke.eq(sim_pins.clk_en.o), pins.cs_n.eq(sim_pins.cs.o),
-                     pins.ras_n.eq(sim_pins.ras.o), pins.cas_n.eq(sim_pins.cas.o),
-                     pins.we_n.eq(sim_pins.we.o), pins.ba.eq(sim_pins.ba.o),
-                     pins.a.eq(sim_pins.a.o), pins.dqm.eq(sim_pins.dqm.o),
-                     pins.dq_o.eq(sim_pins.dq.o), pins.dq_oe.eq(sim_pins.dq.oe),
-                     sim_pins.dq.i.eq(pins.dq_i)]
+        connect_pin_levels(m, self.pins, memory.phy.pins)
         return m
+
+
+def connect_pin_levels(m, pins, sim_pins):
+    """Drive a ``PinLevels`` port ``pins`` from the ``simulation_pins`` an SdramMemory
+    drives, and its DQ input from ``pins.dq_i``."""
+    m.d.comb += [pins.cke.eq(sim_pins.clk_en.o), pins.cs_n.eq(sim_pins.cs.o),
+                 pins.ras_n.eq(sim_pins.ras.o), pins.cas_n.eq(sim_pins.cas.o),
+                 pins.we_n.eq(sim_pins.we.o), pins.ba.eq(sim_pins.ba.o),
+                 pins.a.eq(sim_pins.a.o), pins.dqm.eq(sim_pins.dqm.o),
+                 pins.dq_o.eq(sim_pins.dq.o), pins.dq_oe.eq(sim_pins.dq.oe),
+                 sim_pins.dq.i.eq(pins.dq_i)]

@@ -33,3 +33,14 @@ def test_a_pixel_out_of_the_frame_is_an_error(capsys):
     watch.states = [0, 1, 1, 0]
     with pytest.raises(ValueError, match="--trace 1: the frame has 1 pixels on core 0"):
         watch.trace(1)
+
+
+def test_a_preset_with_sdram_is_refused_in_one_line():
+    """Amaranth's simulator runs the bare Gpu: a preset whose memories are in SDRAM would wait
+    for them forever, so it is refused (bench.pixel_cycles itself runs them in block RAM)."""
+    from firmware.rom import default_rom
+    from hdl.config import preset
+    from sim.demo_scene import demo_scene
+    from sim.gpu_pysim import GpuRenderError, render_gpu_pysim
+    with pytest.raises(GpuRenderError, match="in SDRAM.*use the fast backend"):
+        render_gpu_pysim(demo_scene(size=2, bands=1), default_rom(), preset("ulx3s", cores=1))

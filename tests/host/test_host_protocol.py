@@ -7,13 +7,18 @@ import asyncio
 
 import pytest
 
-from hdl.gpu.address_map import (R5Area, R5Reg, r500_address, STATUS_BUSY, STATUS_DONE,
-                                 STATUS_ERROR)
+from hdl.gpu.address_map import (R5Area, R5Reg, Reg, r500_address, register_address,
+                                 display_word, STATUS_BUSY, STATUS_DONE, STATUS_ERROR)
 from hdl.isa import CoreError
 from host.errors import CoreStopped, FrameError, error_info_message, core_error_message
 from host.frame import render_frame_blocking
 from host.port import run_blocking
 from host.scene_writes import scene_load_runs
+
+
+def _shown(scene):
+    """The DISPLAY write after a scene's load (the frame size a GPU with a display shows)."""
+    return [(register_address(Reg.DISPLAY), [display_word(scene.width, scene.height)])]
 
 
 class TinyScene:
@@ -133,7 +138,7 @@ def test_frame_sequence_loads_starts_and_reads_back():
     gpu = FakeGpu()
     lines = []
     frame = render_frame_blocking(gpu, TinyScene(), cores=2, log=lines.append)
-    assert gpu.writes == scene_load_runs(TinyScene()) + [(0, [1])]
+    assert gpu.writes == scene_load_runs(TinyScene()) + _shown(TinyScene()) + [(0, [1])]
     assert frame.cores == 2
     assert frame.counters == {"cycles": 1000, "instructions": 400, "io_wait_cycles": 30,
                               "stall_cycles": 200, "pixels": 2, "tests": 4}
@@ -147,10 +152,10 @@ def test_frame_sequence_loads_starts_and_reads_back():
 def test_bins_are_loaded_if_they_fit_the_scene_memory():
     gpu = FakeGpu(scene_rows=18)
     assert render_frame_blocking(gpu, TinyScene(), bins=TinyBins()).binned
-    assert gpu.writes == scene_load_runs(TinyScene(), bins=TinyBins()) + [(0, [1])]
+    assert gpu.writes == scene_load_runs(TinyScene(), bins=TinyBins()) + _shown(TinyScene()) + [(0, [1])]
     gpu, lines = FakeGpu(scene_rows=17), []
     assert not render_frame_blocking(gpu, TinyScene(), bins=TinyBins(), log=lines.append).binned
-    assert gpu.writes == scene_load_runs(TinyScene()) + [(0, [1])]
+    assert gpu.writes == scene_load_runs(TinyScene()) + _shown(TinyScene()) + [(0, [1])]
     assert "the bins need 2 scene memory rows beside the triangles' 16, the GPU has 17: " \
            "every pixel tests every triangle" in lines
 

@@ -64,10 +64,13 @@ def small_memories(name, scene, **changes):
 
 @pytest.mark.parametrize("name, cores, changes", [
     ("default", 1, {}), ("default", 2, {}), ("default", 2, {"slotted_ports": True}),
-    ("ulx3s", 2, {})], ids=["default-1", "default-2", "default-2-slotted", "ulx3s-2"])
+    ("ulx3s", 2, {"memory": None})], ids=["default-1", "default-2", "default-2-slotted",
+                                          "ulx3s-2"])
 def test_frame_matches_model(rom, name, cores, changes):
-    """On the ``ulx3s`` preset (memories as small as the scene; its 8-bit output store holds
-    converted pixels) the output is the model's words converted."""
+    """On the ``ulx3s`` preset's cores with 8-bit stores in block RAM (memories as small as
+    the scene; its 8-bit output store holds converted pixels) the output is the model's words
+    converted. (The board's memories in SDRAM run on the fast backend:
+    tests/boards/test_board_display.py.)"""
     scene = tiny_scene()
     expected, results, _ = render_model(scene, rom, cores=1, jobs=1, bins=frame_bins(scene))
     config = small_memories(name, scene, cores=cores, **changes)

@@ -39,13 +39,16 @@ def rtl_and_model(scene, cores=1, r500_from="default"):
 
 
 @pytest.mark.slow(weight=2)
-@pytest.mark.parametrize("program, size, cores, bands", [
-    ("lit", 9, 1, 2), ("lit", 10, 2, 5), ("discard", 11, 1, 1), ("passthrough", 8, 2, 4)])
-def test_frame_matches_model(program, size, cores, bands):
+@pytest.mark.parametrize("program, size, cores, bands, r500_from", [
+    ("lit", 9, 1, 2, "default"), ("lit", 10, 2, 5, "full"), ("discard", 11, 1, 1, "default"),
+    ("passthrough", 8, 2, 4, "full")])
+def test_frame_matches_model(program, size, cores, bands, r500_from):
+    """On one core the ``default`` preset's stage (two contexts); on two the ``full`` one's
+    (ten contexts, more than two formers keep busy)."""
     constants = LIT_CONSTANTS if program == "lit" else None
     scene = scene_with(program, size, bands=bands, constants=constants)
     assert r500_band_problem(scene) is None
-    got, want, stats, routines = rtl_and_model(scene, cores)
+    got, want, stats, routines = rtl_and_model(scene, cores, r500_from)
     assert got == want
     quads = ((size + 1) // 2) ** 2
     assert stats["r500_quads"] == quads
