@@ -28,7 +28,7 @@ from firmware.r500asm import assemble
 from sim.r500 import fp32
 from sim.r500.job import Job
 from sim.r500.quad import LaneInput
-from sim.r500.rtl import JOB_TOP, QuadRunner
+from sim.r500.rtl import THROUGHPUT_TOP, QuadRunner
 from sim.r500.tex import Sampler
 
 TARGET = {"independent": 4, "dependent": 8}
@@ -104,12 +104,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.r500_throughput",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--instructions", type=int, default=64)
-    parser.add_argument("--quads", type=int, default=JOB_TOP.contexts)
+    parser.add_argument("--quads", type=int, default=THROUGHPUT_TOP.contexts)
     args = parser.parse_args(argv)
-    if not 1 <= args.quads <= JOB_TOP.contexts:
-        raise SystemExit(f"bench.r500_throughput: --quads must be 1 to {JOB_TOP.contexts}")
+    if not 1 <= args.quads <= THROUGHPUT_TOP.contexts:
+        raise SystemExit(f"bench.r500_throughput: --quads must be 1 to {THROUGHPUT_TOP.contexts}")
     started = time.monotonic()
-    runner = QuadRunner()
+    runner = QuadRunner(THROUGHPUT_TOP)
     n = args.instructions
     classes = {}
     for name, make in CLASSES.items():
@@ -121,7 +121,7 @@ def main(argv=None):
         figures["single_dependent"] = round(measure(runner, job(program(make, n, True)), 1) / n,
                                             2)
         classes[name] = figures
-    print(json.dumps({"contexts": JOB_TOP.contexts, "quads": args.quads, "instructions": n,
+    print(json.dumps({"contexts": THROUGHPUT_TOP.contexts, "quads": args.quads, "instructions": n,
                       "target": TARGET, "classes": classes,
                       "wall_s": round(time.monotonic() - started, 1)}))
     return 0

@@ -13,8 +13,9 @@ otherwise). A board build runs Yosys, nextpnr-ecp5 and ecppack from the YoWASP p
 the routing watchdog (hdl/pnr.py, hdl/route_watchdog.py: a stalled timing-driven rip-up is
 stopped and the placement routed again without it; a diverging routing ends the build with one
 line). It writes DIR/top.bit, DIR/report.json ({"cores", "r500_cores", "r500_temporaries",
-"r500_contexts", "target_mhz", "fmax_mhz", "lut4", "ff", "dsp", "bram", "stage",
-"steps_seconds", "nextpnr_runs", "watchdog", ...}) and prints a summary. Tool runs are
+"r500_contexts", "r500_instructions", "target_mhz", "fmax_mhz", "clocks" (Fmax by clock),
+"pll" (its dividers and clocks), "memory" (the SDRAM, the texture cache, the display), "lut4",
+"ff", "dsp", "bram", "stage", "steps_seconds", "nextpnr_runs", "watchdog", ...}) and prints a summary. Tool runs are
 skipped when DIR/build-stamp.json matches the hash of the generated design files, the tool
 versions and the options. ``--program`` flashes the bitstream with openFPGALoader -b ulx3s.
 """
@@ -198,6 +199,18 @@ def _pll_report(pll):
     return {name: value for name, value in dataclasses.asdict(pll).items() if name != "fin_mhz"}
 
 
+def _memory_report(config):
+    """Where the GPU's textures and frames are, and the display (None: block RAM, none)."""
+    memory = config.memory
+    if memory is None:
+        return None
+    return {"sdram": memory.chip.name, "frame_buffers": 2,
+            "texture_cache": {"lines": memory.cache_lines, "line_bytes": memory.cache_line_bytes,
+                              "ways": memory.cache_ways},
+            "display": {"mode": memory.mode.name, "pixel_mhz": memory.pixel_hz / 1e6,
+                        "tmds_mhz": 5 * memory.pixel_hz / 1e6}}
+
+
 def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None,
                 placer=None, place_only=False, nextpnr_extra="", tmg_ripup=None, log=print,
                 config_name=None, timing_margin=None, watchdog=WatchdogLimits(),
@@ -291,7 +304,8 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
     r500 = config.r500
     report = {"config": config_name, "cores": config.cores, "r500_cores": int(r500 is not None),
               "r500_temporaries": r500.temporaries if r500 else 0,
-              "r500_contexts": r500.contexts if r500 else 0, "seed": seed,
+              "r500_contexts": r500.contexts if r500 else 0,
+              "r500_instructions": r500.instructions if r500 else 0, "seed": seed,
               "placer": placer, "placer_options": placer_options, "router": router,
               "tmg_ripup": tmg_ripup,
               "constraint_mhz": constraint_mhz or top.pll.freq_mhz,
@@ -300,7 +314,7 @@ def build_board(board, config, freq_mhz, out_dir, baud=None, seed=1, router=None
               "placed_fmax_mhz": result.placed_fmax_mhz,
               "lut4": parsed["lut4"], "ff": parsed["ff"], "dsp": parsed["dsp"],
               "bram": parsed["bram"], "board": board, "baud": top.baud,
-              "pll": _pll_report(top.pll),
+              "pll": _pll_report(top.pll), "memory": _memory_report(top.config),
               "utilisation": parsed["utilisation"], "clocks": parsed["clocks"],
               "critical_path": parsed["critical_path"],
               "build_seconds": round(time.monotonic() - started, 1), "steps_seconds": steps,

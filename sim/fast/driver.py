@@ -21,6 +21,7 @@ cycles where something happens (``attach_pin_model``).
 """
 
 import ctypes
+import os
 import time
 
 import numpy as np
@@ -156,13 +157,17 @@ class FastSim:
         if names != [p.name for p in self.build_info.ports]:
             raise FastSimError(f"{self.build_info.library}: port table does not match the design")
         self._handle = lib.theia_create()
+        # a process forked from this one (the model's worker pool) has a copy of the handle but
+        # none of the simulator's threads: destroying it there would wait for them forever
+        self._owner_pid = os.getpid()
         self._keep = []                      # arrays the C++ side points into
         self._bus = False
         self._pin_error = None               # what stopped the pin model (attach_pin_model)
 
     def close(self):
         if self._handle:
-            self._lib.theia_destroy(self._handle)
+            if os.getpid() == self._owner_pid:
+                self._lib.theia_destroy(self._handle)
             self._handle = None
 
     def __del__(self):

