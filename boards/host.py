@@ -339,8 +339,11 @@ def render_on_board(client, scene, config=None, poll_interval=0.05, timeout=600.
         rgb = np.frombuffer(frame.output, dtype=np.uint8).reshape(scene.height, scene.width, 3)
     else:
         rgb = words_to_rgb(frame.output, scene.width, scene.height)
+    # (with an R500 program: the cycles the cores waited on the stage, the stage's busy cycles)
+    stage = {name: frame.counters[name] for name in ("r500_wait_cycles", "r500_busy_cycles")
+             if name in frame.counters}
     return rgb, {"cores": frame.cores, "cycles": frame.counters["cycles"],
-                 "tests": frame.counters["tests"], "binning": frame.binned}
+                 "tests": frame.counters["tests"], "binning": frame.binned, **stage}
 
 
 def show_on_board(client, scene, config=None, read_back=True, poll_interval=0.05,
@@ -593,9 +596,11 @@ def main(argv=None):
         sys.exit(f"error: host link: {e}")
     except (RuntimeError, OSError) as e:
         sys.exit(f"error: {e}")
+    stage = (f", waited on the R500 stage {sum(info['r500_wait_cycles'])} cycles, the stage "
+             f"busy {info['r500_busy_cycles']}" if "r500_wait_cycles" in info else "")
     print(f"wrote {args.out} ({scene.width}x{scene.height}, {info['cycles']} cycles on "
           f"{info['cores']} cores, {info['tests']} ray/triangle tests"
-          f"{'' if info['binning'] else ' (no bins)'}; link: {client.summary()})")
+          f"{'' if info['binning'] else ' (no bins)'}{stage}; link: {client.summary()})")
 
 
 if __name__ == "__main__":

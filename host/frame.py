@@ -23,7 +23,9 @@ __all__ = ["Frame", "load_scene", "start_frame", "show_frames", "run_frames", "s
 class Frame:
     """What ``render_frame`` read back."""
     cores: int
-    counters: dict          # COUNTERS' names -> values
+    counters: dict          # COUNTERS' names -> values; with an R500 program also r500_quads,
+                            # r500_instructions, r500_busy_cycles (a context ran) and
+                            # r500_wait_cycles (a list: the cycles each core waited on the stage)
     output: list | bytes    # 3 x width x height output words (or their bits 7:0)
     load_s: float           # wall time loading the scene
     run_s: float            # wall time from the start until STATUS said the frame ended
@@ -154,9 +156,11 @@ async def render_frame(port, scene, *, output="words", cores=None, log=None,
         raise FrameError(f"the wait for the frame ended with STATUS {status:#x}")
     counters = await read_counters(port)
     if shading is not None:
-        instructions, _, quads = await port.read(
+        instructions, busy, quads = await port.read(
             r500_address(R5Area.REGS, R5Reg.INSTRUCTIONS), 3)
-        counters.update(r500_quads=quads, r500_instructions=instructions)
+        waits = await port.read(r500_address(R5Area.REGS, R5Reg.EXPORT_WAIT), built)
+        counters.update(r500_quads=quads, r500_instructions=instructions,
+                        r500_busy_cycles=busy, r500_wait_cycles=waits)
     log(f"frame done: {counters['cycles']} GPU cycles")
 
     count = 3 * scene.width * scene.height

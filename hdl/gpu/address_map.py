@@ -143,7 +143,8 @@ class R5Reg(IntEnum):
     FAULT = 9               # R: why the quad stopped (QuadFault) | its PC << 16
     FAULT_PIXEL = 10        # GPU, R: the stopped quad's first covered pixel, x | y << 16
     INSTRUCTIONS = 11       # R: instructions the quad (job top) / the frame's quads executed
-    CYCLES = 12             # R: job top: cycles while a context ran, from a RUN while none did
+    CYCLES = 12             # R: cycles while a context ran: job top: from a RUN while none
+                            # did; GPU: in the frame (the stage's busy cycles)
     QUADS = 13              # GPU, R: quads shaded in the frame
     LANE_OPS = 14           # R: ALU lane-ops issued (since reset)
     CONTEXTS = 15           # R: the build's contexts
@@ -151,6 +152,8 @@ class R5Reg(IntEnum):
     RUNNING = 17            # R: job top: a bit per running context
     INPUTS = 18             # GPU: the temporaries 0-8 the program reads (its program_inputs)
     WIDTH = 19              # GPU: the image's width in pixels (lanes beyond it are uncovered)
+    EXPORT_WAIT = 32        # GPU, R: 32 + k: the cycles THEIA core k waited on the stage in
+                            # the frame (its export word was not taken)
 
 
 R5_CTRL_RUN = 1 << 0        # launch context CONTEXT with COVERED

@@ -118,7 +118,7 @@ class Gpu(wiring.Component):
                            if config.r500 is not None else None)
         self.host_port = HostPort(config, self.store_latency, r500=self.r500_stage is not None)
         # region R500: the stage's host state and registers, behind the host port
-        self.r500_port = R500Port(self.r500_stage.core) if self.r500_stage else None
+        self.r500_port = R500Port(self.r500_stage.core, cores) if self.r500_stage else None
 
     def elaborate(self, platform):
         m = Module()
@@ -288,7 +288,9 @@ class Gpu(wiring.Component):
                      state.status.eq(Cat(stage.busy, 0, stage.error)),
                      state.fault.eq(stage.fault), state.fault_pixel.eq(stage.fault_pixel),
                      state.instructions.eq(stage.instructions), state.quads.eq(stage.quads),
-                     state.lane_ops.eq(stage.lane_ops)]
+                     state.lane_ops.eq(stage.lane_ops), state.cycles.eq(stage.run_cycles),
+                     *(wait.eq(count) for wait, count in zip(state.export_wait,
+                                                             stage.export_wait))]
         return stage.busy, stage.error
 
     def _stores(self, m, control):

@@ -33,9 +33,11 @@ class R500Request(wiring.Signature):
 
 class R500Port(wiring.Component):
     """Parameters: ``core`` (the ``R500Core`` whose host-state ports this drives: their
-    layouts)."""
+    layouts), ``cores`` (the THEIA cores feeding the stage, whose ``export_wait`` counts are
+    read at EXPORT_WAIT + k; 0 for the job top)."""
 
-    def __init__(self, core: R500Core):
+    def __init__(self, core: R500Core, cores=0):
+        self.cores = cores
         self.core_config = core.config
         members = core.signature.members
         contexts = core.config.contexts
@@ -52,6 +54,7 @@ class R500Port(wiring.Component):
             "run": Out(1), "clear": Out(1),
             "status": In(3), "fault": In(32), "fault_pixel": In(32), "instructions": In(32),
             "cycles": In(32), "quads": In(32), "lane_ops": In(32), "running": In(16),
+            **({"export_wait": In(32).array(cores)} if cores else {}),
         })
 
     def elaborate(self, platform):
@@ -129,7 +132,9 @@ class R500Port(wiring.Component):
                                 (R5Reg.CONTEXTS, self.core_config.contexts),
                                 (R5Reg.TEMPORARIES, self.core_config.temporaries),
                                 (R5Reg.RUNNING, self.running), (R5Reg.INPUTS, self.inputs),
-                                (R5Reg.WIDTH, self.width)):
+                                (R5Reg.WIDTH, self.width),
+                                *((R5Reg.EXPORT_WAIT + k, wait) for k, wait
+                                  in enumerate(self.export_wait if self.cores else ()))):
                 with m.Case(reg):
                     m.d.comb += value.eq(source)
         m.d.sync += self.bus.rdata.eq(Mux(self.bus.read & area_is(R5Area.REGS), value, 0))

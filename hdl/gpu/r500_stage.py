@@ -19,7 +19,10 @@ core runs the scene's program on them, render target 0 becomes the pixels' outpu
   and writes nothing, so the cores finish their bands and the frame ends.
 * ``busy``: a quad is on its way (a former holds pixels, a word or a quad is in flight, a
   context is not free, a colour waits to leave).
-* Counters for the frame (from ``start``): ``quads`` shaded, their ``instructions``.
+* Counters for the frame (from ``start``): ``quads`` shaded, their ``instructions``; the
+  cycles each THEIA core waited on the stage (``export_wait``: its export word was not taken,
+  so its OMWRITE held the core) and the cycles a context ran on the R500 core (``run_cycles``:
+  the core had a quad to work on), a few cycles late (hdl/lib/cycle_counters.py).
 """
 
 from amaranth import Cat, Module, Mux, Signal, Value
@@ -34,6 +37,7 @@ from hdl.gpu.quad_former import (ADDR_BITS, INPUT_TEMPS, QuadFormer, load_word_l
                                  quad_launch_layout)
 from hdl.isa import QuadFault
 from hdl.lib.arbiter import RoundRobinArbiter
+from hdl.lib.cycle_counters import CycleCounters
 from hdl.lib.skid_buffer import SkidBuffer
 from hdl.r500.core import ContextState, R500Core
 from hdl.r500.fp32 import BIAS, FRACTION_BITS
@@ -87,6 +91,7 @@ class R500Stage(wiring.Component):
             "tm_resp": In(stream.Signature(32, always_ready=True)),
             "busy": Out(1), "error": Out(1), "fault": Out(32), "fault_pixel": Out(32),
             "quads": Out(32), "instructions": Out(32), "lane_ops": Out(32),
+            "export_wait": Out(32).array(cores), "run_cycles": Out(32),
         })
 
     def elaborate(self, platform):
@@ -135,6 +140,12 @@ class R500Stage(wiring.Component):
         self._contexts(m, formers, draining)
         load_empty = self._loads(m, loads, draining)
         self._launches(m, launches, load_empty, table)
+        m.submodules.waits = waits = CycleCounters(self.cores + 1)
+        m.d.comb += [waits.clear.eq(self.start),
+                     waits.events.eq(Cat(*(e.valid & ~e.ready for e in self.export),
+                                         ~core.idle)),
+                     *(wait.eq(count) for wait, count in zip(self.export_wait, waits.counts)),
+                     self.run_cycles.eq(waits.counts[self.cores])]
         m.d.comb += self.busy.eq(~Cat(f.idle for f in formers).all() | ~load_empty
                                  | ~Cat(b.empty for b in exports + launches).all()
                                  | unloading

@@ -1,6 +1,7 @@
 """The GPU's R500 stage (hdl/gpu/r500_stage.py, quad formers, the host protocol's R500 part) in
 the fast simulator against the model: lit, discarding and pass-through programs on small
-scenes of odd and even sizes and on one and two cores, the frame's R500 counters, a quad's
+scenes of odd and even sizes and on one and two cores, the frame's R500 counters (quads,
+instructions, the stage's busy cycles, the cycles each core waited on it), a quad's
 fault reported with its pixel and PC (and the next frame clean), scenes the stage cannot shade
 refused in one line, and a GPU without an R500 stage refusing a scene with a program."""
 
@@ -52,6 +53,15 @@ def test_frame_matches_model(program, size, cores, bands, r500_from):
     quads = ((size + 1) // 2) ** 2
     assert stats["r500_quads"] == quads
     assert stats["r500_instructions"] == routines["R500"]
+    assert_stage_counters(stats, cores)
+
+
+def assert_stage_counters(stats, cores):
+    """A context runs at least a cycle per instruction, within the frame; a core waits on the
+    stage at most the frame's cycles."""
+    assert stats["r500_instructions"] <= stats["r500_busy_cycles"] <= stats["cycles"]
+    assert len(stats["r500_wait_cycles"]) == cores
+    assert all(0 <= wait < stats["cycles"] for wait in stats["r500_wait_cycles"])
 
 
 @pytest.mark.slow
@@ -62,6 +72,9 @@ def test_frame_matches_model_on_the_boards_r500_stage():
     got, want, stats, routines = rtl_and_model(scene, 2, r500_from="ulx3s-r500")
     assert got == want
     assert stats["r500_quads"] == 25 and stats["r500_instructions"] == routines["R500"]
+    assert_stage_counters(stats, 2)
+    # (one context for two cores: each waits its turn)
+    assert all(wait > 0 for wait in stats["r500_wait_cycles"])
 
 
 #: an ALU instruction with RGB_OP 6: illegal (r500-us.md §3.3)
