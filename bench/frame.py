@@ -124,10 +124,13 @@ def read_report(path, name, cores, changed):
     ``cores`` (None: any) unchanged; else ValueError in one line."""
     try:
         report = json.loads(Path(path).read_text())
-        built, built_cores = report["config"], report["cores"]
-        report["fmax_mhz"], report["target_mhz"]
-    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        missing = [key for key in ("config", "cores", "fmax_mhz", "target_mhz")
+                   if key not in report]
+    except (json.JSONDecodeError, TypeError) as e:
         raise ValueError(f"{path}: not a report.json of hdl.build ({e!r})") from None
+    if missing:
+        raise ValueError(f"{path}: not a report.json of hdl.build (no {', '.join(missing)})")
+    built, built_cores = report["config"], report["cores"]
     if (name or built, cores or built_cores) != (built, built_cores) or changed:
         raise ValueError(f"{path} is a build of {built} with {built_cores} cores: its clock "
                          f"is not another GPU's")

@@ -19,12 +19,12 @@ from hdl.isa import QuadFault
 from sim.r500.errors import QuadError, QuadErrorCode
 from sim.r500.quad import LaneResult, QuadResult
 
-__all__ = ["JOB_TOP", "THROUGHPUT_TOP", "TEXTURE_WORDS", "RtlJobError", "QuadRunner", "run_job_rtl",
-           "run_job_pysim", "run_result", "BACKENDS"]
+__all__ = ["JOB_TOP", "THROUGHPUT_TOP", "TEXTURE_WORDS", "RtlJobError", "QuadRunner",
+           "run_job_rtl", "run_job_pysim", "run_result", "BACKENDS"]
 
 #: the job top models the full R500 (§4.3: 128 temporaries, 512 instructions); a job is one
 #: quad, so two contexts (the context logic is there) rather than the ten that hide the
-#: datapath's latency: Verilator builds and runs it several times faster
+#: datapath's latency, which Verilator builds several times slower
 JOB_TOP = R500Config(contexts=2)
 #: the ten contexts the throughput bench fills (bench.r500_throughput)
 THROUGHPUT_TOP = R500Config()

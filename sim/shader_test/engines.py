@@ -5,8 +5,8 @@ A draw's state (program, constants, samplers, texture memory) is loaded once and
 quads run: on the model one ``Quad`` runs them in turn; on the RTL the state goes over the host
 bus once and the quads fill the job top's contexts (``JOB_TOP.contexts``), are launched
 together, waited for and read back (render target 0, the written channels and the kill flags of
-each lane, the fault), as many at a time. The compiled model of the job top is built (or found in the cache) once per
-process.
+each lane, the fault), as many at a time. The compiled model of the job top is built (or found
+in the cache) once per process.
 
 A quad is four lanes, lane 0 = pixel (2i, 2j), 1 = (2i + 1, 2j), 2 = (2i, 2j + 1), 3 =
 (2i + 1, 2j + 1), each with temporary 9 = (x, y, 0.5, 0) (the pixel and piglit's window depth
